@@ -1,0 +1,141 @@
+#include "catalog/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace pmonsim {
+
+const char* to_string(box_kind k) {
+    switch (k) {
+        case box_kind::ubox: return "ubox";
+        case box_kind::ubox_fixed: return "ubox_fixed";
+        case box_kind::r2pcie: return "r2pcie";
+        case box_kind::qpi: return "qpi";
+    }
+    return "?";
+}
+
+uint8_t event_def::valid_umask() const {
+    uint8_t m = 0;
+    for (const auto& u : umasks) m |= u.value;
+    return m;
+}
+
+static bool iequal(const std::string& a, const std::string& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+event_catalog::event_catalog(box_kind kind, cpu_model cpu, std::vector<event_def> events,
+                             std::vector<filter_preset> presets)
+    : kind_(kind), cpu_(cpu), events_(std::move(events)), presets_(std::move(presets)) {
+    for (unsigned e = 0; e < events_.size(); ++e) {
+        first_input_.push_back(static_cast<unsigned>(inputs_.size()));
+        uint8_t valid = events_[e].valid_umask();
+        if (valid == 0) {
+            inputs_.push_back({e, -1});
+        } else {
+            for (int b = 0; b < 8; ++b)
+                if (valid & (1u << b)) inputs_.push_back({e, b});
+        }
+    }
+}
+
+std::optional<unsigned> event_catalog::find(uint8_t code, bool ext) const {
+    for (unsigned i = 0; i < events_.size(); ++i)
+        if (events_[i].code == code && events_[i].ext == ext) return i;
+    return std::nullopt;
+}
+
+std::optional<unsigned> event_catalog::find(const std::string& name) const {
+    for (unsigned i = 0; i < events_.size(); ++i)
+        if (iequal(events_[i].name, name)) return i;
+    return std::nullopt;
+}
+
+const filter_preset* event_catalog::find_preset(const std::string& name) const {
+    for (const auto& p : presets_)
+        if (iequal(p.name, name)) return &p;
+    return nullptr;
+}
+
+std::string event_catalog::input_name(unsigned i) const {
+    const input_ref& r = inputs_.at(i);
+    const event_def& ev = events_[r.event];
+    if (r.bit < 0) return ev.name;
+    for (const auto& u : ev.umasks)
+        if (u.value == (1u << r.bit)) return ev.name + "." + u.name;
+    return ev.name + ".bit" + std::to_string(r.bit);
+}
+
+std::optional<unsigned> event_catalog::input_of(unsigned event, int bit) const {
+    if (event >= events_.size()) return std::nullopt;
+    for (unsigned i = first_input_[event]; i < inputs_.size() && inputs_[i].event == event; ++i)
+        if (inputs_[i].bit == bit) return i;
+    return std::nullopt;
+}
+
+std::optional<unsigned> event_catalog::find_input(const std::string& event,
+                                                  const std::string& sub) const {
+    auto e = find(event);
+    if (!e) return std::nullopt;
+    const event_def& ev = events_[*e];
+    if (sub.empty()) return ev.umasks.empty() ? input_of(*e, -1) : std::nullopt;
+    for (const auto& u : ev.umasks) {
+        if (iequal(u.name, sub)) {
+            if (u.value == 0 || (u.value & (u.value - 1)) != 0) return std::nullopt;
+            int bit = 0;
+            while (!(u.value & (1u << bit))) ++bit;
+            return input_of(*e, bit);
+        }
+    }
+    if (sub.size() > 3 && iequal(sub.substr(0, 3), "bit")) {
+        int bit = std::atoi(sub.c_str() + 3);
+        if (bit >= 0 && bit < 8 && (ev.valid_umask() & (1u << bit))) return input_of(*e, bit);
+    }
+    return std::nullopt;
+}
+
+event_catalog::selection event_catalog::select(uint8_t code, bool ext, uint8_t umask) const {
+    selection s;
+    auto e = find(code, ext);
+    char buf[96];
+    if (!e) {
+        std::snprintf(buf, sizeof buf, "event 0x%02x%s is not in the %s catalog", code,
+                      ext ? "+ext" : "", to_string(kind_));
+        s.error = buf;
+        return s;
+    }
+    s.event = *e;
+    const event_def& ev = events_[*e];
+    uint8_t valid = ev.valid_umask();
+    if (valid == 0) {
+        if (umask != 0) {
+            std::snprintf(buf, sizeof buf, "%s has no sub-events but umask is 0x%02x",
+                          ev.name.c_str(), umask);
+            s.error = buf;
+            return s;
+        }
+        s.inputs.push_back(first_input_[*e]);
+        return s;
+    }
+    if (umask == 0 && ev.umask0_all) umask = valid;
+    if (umask == 0) {
+        s.error = ev.name + " with umask 0 selects no sub-event";
+        return s;
+    }
+    if (umask & ~valid) {
+        std::snprintf(buf, sizeof buf, "%s does not define umask bits 0x%02x", ev.name.c_str(),
+                      umask & ~valid);
+        s.error = buf;
+        return s;
+    }
+    for (int b = 0; b < 8; ++b)
+        if (umask & (1u << b)) s.inputs.push_back(*input_of(*e, b));
+    return s;
+}
+
+}  // namespace pmonsim

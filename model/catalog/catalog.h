@@ -1,0 +1,93 @@
+// Event catalog of the UBox, R2PCIe and QPI link-layer PMON boxes, per
+// personality (327043-001 §2.2/§2.6/§2.8, 329468-002 §2.2/§2.7/§2.9, with Intel's
+// perfmon JSON as the authority for codes, ext bits, umasks and counters).
+//
+// Each event has sub-events (named umask bits). The model takes one input per
+// umask bit ("sub-event input"); a counter programmed with umask U adds the sum
+// of the inputs of the bits set in U. An event without sub-events has one input.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/personality.h"
+
+namespace pmonsim {
+
+enum class box_kind { ubox, ubox_fixed, r2pcie, qpi };
+const char* to_string(box_kind k);
+
+struct umask_def {
+    std::string name;
+    uint8_t value;  // one bit = a sub-event; several bits = a named combination
+};
+
+struct event_def {
+    std::string name;          // without the UNC_x_ prefix, e.g. "RxL_FLITS_G1"
+    uint8_t code;              // ev_sel
+    bool ext;                  // QPI extra select bit (CTL bit 21)
+    std::vector<umask_def> umasks;
+    uint8_t counters;          // bit i set: allowed on counter i
+    uint16_t max_inc;          // largest increment per cycle
+    bool umask0_all = false;   // umask 0 is a listed encoding and means "all sub-events"
+    std::string description;
+
+    uint8_t valid_umask() const;
+};
+
+// A named match/mask preset for CTO_COUNT (e.g. DRS.AnyDataC), 329468-002 Table 2-137.
+struct filter_preset {
+    std::string name;
+    uint32_t match0, mask0, match1, mask1;
+};
+
+struct input_ref {
+    unsigned event;   // index into events()
+    int bit;          // umask bit, or -1 for an event without sub-events
+};
+
+class event_catalog {
+public:
+    event_catalog(box_kind kind, cpu_model cpu, std::vector<event_def> events,
+                  std::vector<filter_preset> presets = {});
+
+    box_kind kind() const { return kind_; }
+    cpu_model cpu() const { return cpu_; }
+    const std::vector<event_def>& events() const { return events_; }
+    const std::vector<filter_preset>& presets() const { return presets_; }
+
+    std::optional<unsigned> find(uint8_t code, bool ext) const;
+    std::optional<unsigned> find(const std::string& name) const;  // case-insensitive
+    const filter_preset* find_preset(const std::string& name) const;
+
+    // Sub-event inputs.
+    unsigned input_count() const { return static_cast<unsigned>(inputs_.size()); }
+    const input_ref& input(unsigned i) const { return inputs_[i]; }
+    std::string input_name(unsigned i) const;  // "EVENT.SUB", "EVENT.bit3" or "EVENT"
+    // Input of (event, sub-event name or single-bit umask value); nullopt if none.
+    std::optional<unsigned> find_input(const std::string& event, const std::string& sub) const;
+    std::optional<unsigned> input_of(unsigned event, int bit) const;
+
+    // What a (code, ext, umask) selection counts: the list of inputs, or an
+    // error reason if the catalog does not define it.
+    struct selection {
+        std::vector<unsigned> inputs;
+        std::optional<unsigned> event;
+        std::string error;  // empty when valid
+    };
+    selection select(uint8_t code, bool ext, uint8_t umask) const;
+
+private:
+    box_kind kind_;
+    cpu_model cpu_;
+    std::vector<event_def> events_;
+    std::vector<filter_preset> presets_;
+    std::vector<input_ref> inputs_;
+    std::vector<unsigned> first_input_;  // per event
+};
+
+// The project's catalogs (catalog_*.cpp).
+const event_catalog& catalog_for(box_kind kind, cpu_model cpu);
+
+}  // namespace pmonsim

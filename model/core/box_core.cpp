@@ -1,0 +1,516 @@
+#include "core/box_core.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include "core/bits.h"
+
+namespace pmonsim {
+
+namespace {
+
+constexpr unsigned kEn = 22, kEdge = 18, kRst = 17, kOvEn = 20, kExt = 21, kInv = 23;
+
+bool has_field(const register_def& r, const char* name) {
+    for (const auto& f : r.fields)
+        if (f.name == name) return true;
+    return false;
+}
+
+const field_def* field(const register_def& r, const char* name) {
+    for (const auto& f : r.fields)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+// Only the registers of one box out of a function's or the UBox's table.
+register_table only_roles(const register_table& t, std::initializer_list<reg_role> roles) {
+    register_table out;
+    out.title = t.title;
+    for (const auto& r : t.regs)
+        if (std::find(roles.begin(), roles.end(), r.role) != roles.end()) out.regs.push_back(r);
+    return out;
+}
+
+}  // namespace
+
+box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
+    box_spec s;
+    s.kind = kind;
+    s.cpu = cpu;
+    switch (kind) {
+        case box_kind::ubox: {
+            s.name = "ubox";
+            s.table = only_roles(ubox_register_table(cpu),
+                                 {reg_role::ctl, reg_role::ctr, reg_role::box_status});
+            s.counters = 2;
+            s.ev_sel0_is_idle = true;
+            s.global_bit = cpu == cpu_model::ivb_ep ? 1 : -1;
+            break;
+        }
+        case box_kind::ubox_fixed:
+            s.name = "ubox_fixed";
+            s.table = only_roles(ubox_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
+            s.counters = 1;
+            s.fixed = true;
+            s.global_bit = cpu == cpu_model::ivb_ep ? 0 : -1;
+            break;
+        case box_kind::r2pcie:
+            s.name = "r2pcie";
+            s.table = r2pcie_register_table(cpu);
+            s.global_bit = cpu == cpu_model::ivb_ep ? 26 : -1;
+            break;
+        case box_kind::qpi: {
+            s.name = "qpi" + std::to_string(unit);
+            s.table = qpi_pmon_register_table(cpu, unit);
+            for (const auto& r : qpi_filter_register_table(cpu, unit).regs)
+                if (r.role != reg_role::vendor_device) s.table.regs.push_back(r);
+            s.global_bit = cpu == cpu_model::ivb_ep && unit < 2 ? static_cast<int>(22 + unit) : -1;
+            break;
+        }
+    }
+    // Everything else follows from the register fields.
+    for (const auto& r : s.table.regs) {
+        if (r.role == reg_role::ctr || r.role == reg_role::fixed_ctr) {
+            s.width = field(r, "event_count")->hi + 1u;
+        } else if (r.role == reg_role::ctl || r.role == reg_role::fixed_ctl) {
+            if (const field_def* t = field(r, "thresh")) s.thresh_bits = t->hi - t->lo + 1u;
+            s.has_invert = has_field(r, "invert");
+            s.has_ov_en = has_field(r, "ov_en");
+            s.has_ext = has_field(r, "ev_sel_ext");
+        } else if (r.role == reg_role::box_ctl) {
+            s.has_box_ctl = true;
+            s.freeze_needs_frz_en = has_field(r, "frz_en");
+        } else if (r.role == reg_role::box_status) {
+            s.has_box_status = true;
+        }
+    }
+    s.status_on_any_carry = s.has_box_status && !s.has_ov_en;
+    if (!s.fixed) s.catalog = &catalog_for(kind, cpu);
+    return s;
+}
+
+box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, unsigned socket)
+    : spec_(std::move(spec)), clock_(clock), diags_(diags), socket_(socket), ctr_(spec_.counters) {
+    unsigned n_inputs = spec_.catalog ? spec_.catalog->input_count() : 0;
+    inputs_.assign(n_inputs, 0);
+    if (spec_.kind == box_kind::qpi && spec_.catalog) {
+        if (auto e = spec_.catalog->find(static_cast<uint8_t>(spec_.cto_code), true))
+            cto_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
+    }
+    for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);
+}
+
+// ---------------------------------------------------------------------------
+// Control decoding
+
+void box_core::decode(unsigned i) {
+    counter& c = ctr_[i];
+    const uint32_t v = c.ctl;
+    c.en = get_bit(v, kEn);
+    c.ov_en = spec_.has_ov_en && get_bit(v, kOvEn);
+    c.cond = {};
+    c.inputs.clear();
+    c.problem.clear();
+    c.counts = false;
+    c.diagnosed = false;
+    if (spec_.fixed) {
+        c.counts = true;  // one per cycle of its clock
+        return;
+    }
+    c.cond.thresh = static_cast<uint32_t>(get_bits(v, 24 + spec_.thresh_bits - 1, 24));
+    c.cond.invert = spec_.has_invert && get_bit(v, kInv);
+    c.cond.edge = get_bit(v, kEdge);
+    const uint8_t ev = static_cast<uint8_t>(v & 0xFF);
+    const uint8_t umask = static_cast<uint8_t>((v >> 8) & 0xFF);
+    const bool ext = spec_.has_ext && get_bit(v, kExt);
+    if (spec_.ev_sel0_is_idle && ev == 0) return;  // "enabled but no event"
+    auto sel = spec_.catalog->select(ev, ext, umask);
+    if (!sel.error.empty()) {
+        c.problem = sel.error;
+        if (spec_.has_ext && ev == spec_.cto_code && !ext)
+            c.problem = "CTO_COUNT (0x38) needs the extra select bit 21; without it 0x38 is no event";
+        return;
+    }
+    const event_def& ed = spec_.catalog->events()[*sel.event];
+    if (!(ed.counters & (1u << i))) {
+        char b[128];
+        std::snprintf(b, sizeof b, "%s is not allowed on counter %u (allowed mask 0x%x)",
+                      ed.name.c_str(), i, ed.counters);
+        c.problem = b;
+        return;
+    }
+    c.inputs = std::move(sel.inputs);
+    c.counts = true;
+}
+
+std::string box_core::event_name(unsigned i) const {
+    const counter& c = ctr_.at(i);
+    if (spec_.fixed) return "UCLK";
+    const uint8_t ev = c.ctl & 0xFF, umask = (c.ctl >> 8) & 0xFF;
+    const bool ext = spec_.has_ext && get_bit(c.ctl, kExt);
+    if (spec_.ev_sel0_is_idle && ev == 0) return "-";
+    auto e = spec_.catalog->find(ev, ext);
+    if (!e) return "?";
+    const event_def& ed = spec_.catalog->events()[*e];
+    for (const auto& u : ed.umasks)
+        if (u.value == umask) return ed.name + "." + u.name;
+    if (umask == 0) return ed.name;
+    return ed.name + ":" + hex(umask);
+}
+
+bool box_core::frozen() const {
+    const bool frz = get_bit(box_ctl_, 8);
+    const bool box_frozen =
+        spec_.has_box_ctl && frz && (!spec_.freeze_needs_frz_en || get_bit(box_ctl_, 16));
+    return box_frozen || global_freeze_;
+}
+
+bool box_core::message_capable(const counter& c) const {
+    return c.ov_en && armed_ && spec_.global_bit >= 0;
+}
+
+bool box_core::counter_counts(unsigned i) const {
+    const counter& c = ctr_.at(i);
+    return c.en && c.counts && !frozen();
+}
+
+// ---------------------------------------------------------------------------
+// Inputs
+
+void box_core::post_step(cycle_t from, unsigned input, int64_t delta) {
+    if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
+    if (from < cur_)
+        throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
+                               " but the box is already at cycle " + std::to_string(cur_));
+    steps_[from].push_back({input, delta});
+}
+
+void box_core::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value) {
+    if (n == 0 || value == 0) return;
+    const event_def& ed = spec_.catalog->events()[spec_.catalog->input(input).event];
+    if (value > ed.max_inc)
+        throw std::invalid_argument(spec_.catalog->input_name(input) + ": increment " +
+                                    std::to_string(value) + " exceeds the event's maximum of " +
+                                    std::to_string(ed.max_inc) + " per cycle");
+    post_step(from, input, value);
+    post_step(from + n, input, -static_cast<int64_t>(value));
+}
+
+void box_core::post_rx_header(cycle_t at, uint64_t fields) {
+    if (at < cur_) throw std::logic_error(spec_.name + ": packet header posted in the past");
+    headers_[at].push_back(fields);
+}
+
+uint64_t box_core::count_matches(cycle_t c) const {
+    auto it = headers_.find(c);
+    if (it == headers_.end()) return 0;
+    uint64_t n = 0;
+    for (uint64_t f : it->second) n += filter_matches(f);
+    return n;
+}
+
+uint32_t box_core::increment_of(const counter& c, const std::vector<uint64_t>& in) const {
+    if (spec_.fixed) return 1;
+    uint64_t s = 0;
+    for (unsigned i : c.inputs) s += in[i];
+    return static_cast<uint32_t>(s);
+}
+
+uint32_t box_core::counter_increment(unsigned i) const {
+    // What cycle cur_ adds before conditioning: pending changes at cur_ included.
+    std::vector<uint64_t> in = inputs_;
+    if (auto it = steps_.find(cur_); it != steps_.end())
+        for (const step& s : it->second) in[s.input] += s.delta;
+    uint64_t cto = cur_ < cto_expire_ ? cto_now_ : 0;
+    if (headers_.count(cur_)) cto = count_matches(cur_);
+    const counter& c = ctr_.at(i);
+    uint32_t inc = increment_of(c, in);
+    if (cto_input_ >= 0 &&
+        std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
+        inc += static_cast<uint32_t>(cto);
+    return inc;
+}
+
+// ---------------------------------------------------------------------------
+// The walk
+
+namespace {
+
+// Index of the cycle (0-based within a run) whose addition carries out of
+// `width` bits, or `n` if none does within n cycles.
+uint64_t carry_index(uint64_t value, run_adds a, uint64_t n, unsigned width) {
+    const unsigned __int128 limit = static_cast<unsigned __int128>(1) << width;
+    if (value + static_cast<unsigned __int128>(a.first) >= limit) return 0;
+    if (a.rest == 0 || n <= 1) return n;
+    const unsigned __int128 need = limit - value - a.first;
+    const unsigned __int128 k = (need + a.rest - 1) / a.rest;
+    return k < n ? static_cast<uint64_t>(k) : n;
+}
+
+}  // namespace
+
+std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_on_message) {
+    std::optional<overflow_message> first_msg;
+    const uint64_t wmask = width_mask(spec_.width);
+    while (cur_ < target) {
+        // Apply the changes posted for this cycle.
+        if (cur_ >= cto_expire_) cto_now_ = 0;
+        if (auto it = steps_.begin(); it != steps_.end() && it->first <= cur_) {
+            for (const step& s : it->second) inputs_[s.input] += s.delta;
+            steps_.erase(it);
+        }
+        if (auto it = headers_.begin(); it != headers_.end() && it->first <= cur_) {
+            cto_now_ = 0;
+            for (uint64_t f : it->second) cto_now_ += filter_matches(f);
+            cto_expire_ = it->first + 1;
+            headers_.erase(it);
+        }
+        cycle_t next = target;
+        if (!steps_.empty()) next = std::min(next, steps_.begin()->first);
+        if (!headers_.empty()) next = std::min(next, headers_.begin()->first);
+        if (cto_now_ && cto_expire_ > cur_) next = std::min(next, cto_expire_);
+        const uint64_t n = next - cur_;
+
+        if (frozen()) {  // edge state holds, nothing counts
+            cur_ = next;
+            continue;
+        }
+        // Per-counter adds over the run, and the earliest message-raising carry.
+        std::array<run_adds, 4> adds{};
+        std::array<uint32_t, 4> incs{};
+        uint64_t run = n;
+        int who = -1;
+        for (unsigned i = 0; i < ctr_.size(); ++i) {
+            counter& c = ctr_[i];
+            if (!c.en || !c.counts) continue;
+            incs[i] = increment_of(c, inputs_);
+            if (cto_input_ >= 0 && cto_now_ &&
+                std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
+                incs[i] += cto_now_;
+            adds[i] = condition_run(c.cond, incs[i], c.prev);
+            if (message_capable(c)) {
+                uint64_t k = carry_index(c.value, adds[i], n, spec_.width);
+                if (k < n && k + 1 < run + (who < 0 ? 1 : 0)) {
+                    run = k + 1;
+                    who = static_cast<int>(i);
+                }
+            }
+        }
+        // Count `run` cycles.
+        for (unsigned i = 0; i < ctr_.size(); ++i) {
+            counter& c = ctr_[i];
+            if (!c.en || !c.counts) continue;
+            const unsigned __int128 total =
+                adds[i].first + static_cast<unsigned __int128>(adds[i].rest) * (run - 1);
+            const unsigned __int128 sum = c.value + total;
+            const uint64_t carries = static_cast<uint64_t>(sum >> spec_.width);
+            c.value = static_cast<uint64_t>(sum) & wmask;
+            c.prev = condition_after_run(c.cond, incs[i], c.prev);
+            if (carries) {
+                c.wraps += carries;
+                if (spec_.has_box_status && (spec_.status_on_any_carry || c.ov_en))
+                    status_ |= 1u << i;
+            }
+        }
+        cur_ += run;
+        if (who >= 0) {
+            overflow_message m{cur_ - 1, static_cast<unsigned>(who)};
+            if (!first_msg) first_msg = m;
+            if (stop_on_message) return m;
+        }
+    }
+    return first_msg;
+}
+
+std::optional<overflow_message> box_core::sync(time_ps t, bool stop_on_message) {
+    const cycle_t target = clock_.cycles_before(t);
+    if (target <= cur_) return std::nullopt;
+    return advance_to(target, stop_on_message);
+}
+
+std::optional<cycle_t> box_core::predict_message() const {
+    // Dry run of advance_to on copies of the small mutable state.
+    bool any = false;
+    for (const counter& c : ctr_) any |= c.en && c.counts && message_capable(c);
+    if (!any) return std::nullopt;
+    struct lite { uint64_t value; bool prev; };
+    std::vector<lite> st;
+    for (const counter& c : ctr_) st.push_back({c.value, c.prev});
+    std::vector<uint64_t> in = inputs_;
+    cycle_t cur = cur_;
+    uint64_t cto = cto_now_;
+    cycle_t cto_expire = cto_expire_;
+    auto sit = steps_.begin();
+    auto hit = headers_.begin();
+    const uint64_t wmask = width_mask(spec_.width);
+    const bool is_frozen = frozen();  // freeze changes only through the owner
+    if (is_frozen) return std::nullopt;
+    for (;;) {
+        if (cur >= cto_expire) cto = 0;
+        if (sit != steps_.end() && sit->first <= cur) {
+            for (const step& s : sit->second) in[s.input] += s.delta;
+            ++sit;
+        }
+        if (hit != headers_.end() && hit->first <= cur) {
+            cto = 0;
+            for (uint64_t f : hit->second) cto += filter_matches(f);
+            cto_expire = hit->first + 1;
+            ++hit;
+        }
+        cycle_t next = std::numeric_limits<cycle_t>::max();
+        if (sit != steps_.end()) next = std::min(next, sit->first);
+        if (hit != headers_.end()) next = std::min(next, hit->first);
+        if (cto && cto_expire > cur) next = std::min(next, cto_expire);
+        const uint64_t n = next - cur;
+        uint64_t best = n;
+        for (unsigned i = 0; i < ctr_.size(); ++i) {
+            const counter& c = ctr_[i];
+            if (!c.en || !c.counts) continue;
+            uint32_t inc = increment_of(c, in);
+            if (cto_input_ >= 0 && cto &&
+                std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
+                inc += static_cast<uint32_t>(cto);
+            run_adds a = condition_run(c.cond, inc, st[i].prev);
+            if (message_capable(c)) best = std::min(best, carry_index(st[i].value, a, n, spec_.width));
+            if (best < n) continue;
+            const unsigned __int128 sum =
+                st[i].value + a.first + static_cast<unsigned __int128>(a.rest) * (n - 1);
+            st[i].value = static_cast<uint64_t>(sum) & wmask;
+            st[i].prev = condition_after_run(c.cond, inc, st[i].prev);
+        }
+        if (best < n) return cur + best;
+        if (next == std::numeric_limits<cycle_t>::max()) return std::nullopt;
+        cur = next;
+    }
+}
+
+void box_core::set_global_freeze(bool on, time_ps now) {
+    const bool was_frozen = frozen();
+    global_freeze_ = on;
+    if (was_frozen && !frozen()) check_all_live(now);
+}
+
+// ---------------------------------------------------------------------------
+// Registers
+
+void box_core::diag(const register_def& r, uint64_t value, time_ps now, std::string reason) {
+    if (!diags_) return;
+    diags_->report({cur_, now, socket_, spec_.name, r.name, value, std::move(reason)});
+}
+
+void box_core::check_live(unsigned i, time_ps now) {
+    counter& c = ctr_[i];
+    if (c.diagnosed || !c.en || frozen() || spec_.fixed) return;
+    const register_def* r = nullptr;
+    for (const auto& reg : spec_.table.regs)
+        if (reg.role == reg_role::ctl && reg.index == i) r = &reg;
+    if (!c.problem.empty()) diag(*r, c.ctl, now, c.problem + "; the counter counts nothing");
+    if (c.cond.thresh == 0 && (c.cond.edge || get_bit(c.ctl, kInv)) && c.counts)
+        diag(*r, c.ctl, now, "edge_det/invert set with thresh 0: ignored, the raw increment is counted");
+    c.diagnosed = true;
+}
+
+void box_core::check_all_live(time_ps now) {
+    for (unsigned i = 0; i < ctr_.size(); ++i) check_live(i, now);
+}
+
+uint64_t box_core::read_reg(const register_def& r, uint64_t access_mask, time_ps now) {
+    sync(now);
+    switch (r.role) {
+        case reg_role::ctl:
+        case reg_role::fixed_ctl:
+            return ctr_.at(r.index).ctl;
+        case reg_role::ctr:
+        case reg_role::fixed_ctr: {
+            const counter& c = ctr_.at(r.index);
+            const uint64_t reg_mask = width_mask(r.size * 8u);
+            if ((access_mask & reg_mask) != reg_mask && c.en && c.counts && !frozen())
+                diag(r, c.value, now,
+                     "partial read of a running counter: the two halves can tear (freeze the box first)");
+            return c.value;
+        }
+        case reg_role::box_ctl: return box_ctl_;
+        case reg_role::box_status: return status_;
+        case reg_role::pkt_match0: return match_ & 0xFFFFFFFFu;
+        case reg_role::pkt_match1: return match_ >> 32;
+        case reg_role::pkt_mask0: return mask_ & 0xFFFFFFFFu;
+        case reg_role::pkt_mask1: return mask_ >> 32;
+        default: return r.reset;
+    }
+}
+
+void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_mask, time_ps now) {
+    sync(now);
+    const uint64_t written = value & access_mask;
+    if (uint64_t bad = written & r.mask_of(attr::rv))
+        diag(r, value, now, "reserved bit(s) " + hex(bad) + " set; ignored");
+    if (uint64_t w1 = r.mask_of(attr::rv_w1) & access_mask; w1 && (written & w1) != w1)
+        diag(r, value, now, "bits " + hex(w1) + " must be written as 1");
+    const uint64_t keep = r.stored_mask() & ~r.mask_of(attr::rw1c) & ~r.mask_of(attr::ro) &
+                          ~r.mask_of(attr::ro_v);
+    auto merge = [&](uint64_t old) { return (old & ~(access_mask & keep)) | (written & keep); };
+    const uint64_t pulses = written & r.mask_of(attr::wo);
+
+    switch (r.role) {
+        case reg_role::ctl:
+        case reg_role::fixed_ctl: {
+            counter& c = ctr_.at(r.index);
+            c.ctl = static_cast<uint32_t>(merge(c.ctl));
+            if (pulses & (1u << kRst)) c.value = 0;
+            c.prev = false;  // the edge detector restarts on every control write
+            decode(r.index);
+            check_live(r.index, now);
+            break;
+        }
+        case reg_role::ctr:
+        case reg_role::fixed_ctr: {
+            counter& c = ctr_.at(r.index);
+            if (c.en && c.counts && !frozen())
+                diag(r, value, now, "counter written while it counts");
+            c.value = merge(c.value) & width_mask(spec_.width);
+            break;
+        }
+        case reg_role::box_ctl: {
+            const bool was_frozen = frozen();
+            box_ctl_ = static_cast<uint32_t>(merge(box_ctl_));
+            if (pulses & 1u)  // rst_ctrl
+                for (unsigned i = 0; i < ctr_.size(); ++i) {
+                    ctr_[i].ctl = 0;
+                    ctr_[i].prev = false;
+                    decode(i);
+                }
+            if (pulses & 2u)  // rst_ctrs
+                for (auto& c : ctr_) c.value = 0;
+            if (was_frozen && !frozen()) check_all_live(now);
+            break;
+        }
+        case reg_role::box_status:
+            status_ &= ~static_cast<uint32_t>(written & r.mask_of(attr::rw1c));
+            break;
+        case reg_role::pkt_match0:
+            match_ = (match_ & ~0xFFFFFFFFull) | merge(match_ & 0xFFFFFFFFu);
+            break;
+        case reg_role::pkt_match1:
+            match_ = (match_ & 0xFFFFFFFFull) | (merge(match_ >> 32) << 32);
+            break;
+        case reg_role::pkt_mask0:
+            mask_ = (mask_ & ~0xFFFFFFFFull) | merge(mask_ & 0xFFFFFFFFu);
+            break;
+        case reg_role::pkt_mask1:
+            mask_ = (mask_ & 0xFFFFFFFFull) | (merge(mask_ >> 32) << 32);
+            break;
+        default:
+            break;  // read-only registers ignore writes
+    }
+}
+
+}  // namespace pmonsim

@@ -1,0 +1,159 @@
+// One PMON box (UBox general counters, UBox fixed counter, R2PCIe, or a QPI
+// link-layer port) in plain C++: its registers, its counters, and the counting
+// pipeline of 327043-001/329468-002 §2.1 (event select, threshold/invert/edge,
+// enable, box and global freeze, wraparound, overflow status, ov_en messages).
+//
+// Nothing ticks. Per-cycle event increments are posted ahead as additive steps
+// ("from cycle c, input i changes by d"); advance_to() walks from one change to
+// the next and brings every counter up to date in closed form. A register access
+// first syncs the box to the access time. Overflows that must message the UBox
+// (ov_en on IVB-EP while the box's GLOBAL_STATUS bit is clear) split the walk,
+// so the owner can freeze the box from the next cycle and schedule the rest.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/clock.h"
+#include "core/conditioning.h"
+#include "core/diagnostics.h"
+#include "tables/register_table.h"
+
+namespace pmonsim {
+
+// Behaviour of a box, derived from its register table (so the personality
+// differences stay table data) plus the few facts tables do not carry.
+struct box_spec {
+    box_kind kind = box_kind::r2pcie;
+    cpu_model cpu = cpu_model::ivb_ep;
+    std::string name;            // instance: "ubox", "ubox_fixed", "r2pcie", "qpi0"
+    unsigned counters = 4;
+    unsigned width = 44;
+    unsigned thresh_bits = 8;
+    bool has_invert = false;
+    bool has_ov_en = false;
+    bool has_ext = false;
+    bool has_box_ctl = false;
+    bool freeze_needs_frz_en = false;  // SNB-EP: frozen iff frz_en && frz
+    bool has_box_status = false;
+    bool status_on_any_carry = false;  // SNB-EP: any carry sets BOX_STATUS
+    bool fixed = false;                // counts its own clock; no event select
+    bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
+    int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
+    uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)
+    const event_catalog* catalog = nullptr;
+    // The registers this box owns (pointers into `table`).
+    register_table table;
+};
+
+box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit = 0);
+
+struct overflow_message {
+    cycle_t cycle;     // the cycle whose increment carried out
+    unsigned counter;
+};
+
+class box_core {
+public:
+    box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, unsigned socket = 0);
+
+    const box_spec& spec() const { return spec_; }
+    const clock_domain& clock() const { return clock_; }
+    cycle_t cycle() const { return cur_; }
+
+    // --- time ---------------------------------------------------------------
+    // Walk forward to `target` (counting cycles < target). With stop_on_message
+    // the walk ends right after a cycle that raised an overflow message.
+    std::optional<overflow_message> advance_to(cycle_t target, bool stop_on_message = false);
+    // Sync to an access at time t: advance_to(cycles_before(t)).
+    std::optional<overflow_message> sync(time_ps t, bool stop_on_message = false);
+    // The next cycle that will raise a message under the inputs posted so far.
+    std::optional<cycle_t> predict_message() const;
+
+    // --- freeze inputs from outside the box (effective from the current cycle) --
+    void set_global_freeze(bool on, time_ps now = 0);
+    bool global_freeze() const { return global_freeze_; }
+    void set_armed(bool armed) { armed_ = armed; }
+    bool armed() const { return armed_; }
+    bool frozen() const;
+
+    // --- event inputs -------------------------------------------------------
+    // From cycle `from` on, input `input` changes by `delta` (additive steps).
+    void post_step(cycle_t from, unsigned input, int64_t delta);
+    // Convenience: value v during cycles [from, from + n).
+    void post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value);
+    // QPI: a received packet header in cycle `at`, its MATCH-layout fields.
+    void post_rx_header(cycle_t at, uint64_t fields);
+    uint64_t input_value(unsigned input) const { return inputs_.at(input); }
+
+    // --- registers ------------------------------------------------------------
+    // Whole-register access with bit masks of the bytes the access covers.
+    uint64_t read_reg(const register_def& r, uint64_t access_mask, time_ps now);
+    void write_reg(const register_def& r, uint64_t value, uint64_t access_mask, time_ps now);
+
+    // Direct views for reports, waveforms and tests.
+    uint64_t counter_value(unsigned i) const { return ctr_.at(i).value; }
+    uint32_t counter_ctl(unsigned i) const { return ctr_.at(i).ctl; }
+    uint64_t counter_wraps(unsigned i) const { return ctr_.at(i).wraps; }
+    uint32_t counter_increment(unsigned i) const;   // this cycle's raw increment
+    bool counter_compare(unsigned i) const { return ctr_.at(i).prev; }
+    bool counter_counts(unsigned i) const;          // enabled, valid event, not frozen
+    uint32_t box_status() const { return status_; }
+    uint32_t box_ctl() const { return box_ctl_; }
+    uint64_t filter_match() const { return match_; }
+    uint64_t filter_mask() const { return mask_; }
+    bool filter_matches(uint64_t fields) const { return ((fields ^ match_) & mask_) == 0; }
+    std::string event_name(unsigned i) const;      // decoded selection, for reports
+
+private:
+    struct counter {
+        uint64_t value = 0;
+        uint32_t ctl = 0;
+        bool prev = false;
+        uint64_t wraps = 0;
+        // decoded
+        bool en = false, ov_en = false;
+        conditioning cond;
+        bool counts = false;               // selection valid
+        std::vector<unsigned> inputs;      // summed for the increment
+        std::string problem;               // why it counts nothing
+        bool diagnosed = false;
+    };
+    struct step { unsigned input; int64_t delta; };
+
+    void decode(unsigned i);
+    uint32_t increment_of(const counter& c, const std::vector<uint64_t>& in) const;
+    void apply_changes_at(cycle_t c, std::vector<uint64_t>& in, uint32_t& cto,
+                          cycle_t& cto_expire) const;
+    void check_live(unsigned i, time_ps now);
+    void check_all_live(time_ps now);
+    void diag(const register_def& r, uint64_t value, time_ps now, std::string reason);
+    bool message_capable(const counter& c) const;
+    uint64_t count_matches(cycle_t c) const;
+
+    box_spec spec_;
+    clock_domain clock_;
+    diagnostic_sink* diags_;
+    unsigned socket_;
+
+    cycle_t cur_ = 0;
+    std::vector<counter> ctr_;
+    uint32_t box_ctl_ = 0;
+    uint32_t status_ = 0;
+    uint64_t match_ = 0, mask_ = 0;  // {MATCH1,MATCH0}, {MASK1,MASK0}
+    bool global_freeze_ = false;
+    bool armed_ = true;
+
+    std::vector<uint64_t> inputs_;
+    std::map<cycle_t, std::vector<step>> steps_;
+    std::map<cycle_t, std::vector<uint64_t>> headers_;
+    int cto_input_ = -1;
+    uint32_t cto_now_ = 0;
+    cycle_t cto_expire_ = 0;
+};
+
+}  // namespace pmonsim

@@ -1,0 +1,38 @@
+// A clock domain (UCLK or QCLK) as exact integer arithmetic on picoseconds.
+//
+// Cycle k of a clock of f Hz starts at floor(k * 1e12 / f) ps. Register
+// accesses happen between cycles (DECISIONS.md, "Clocks and time"): an access
+// at time T sees every cycle that started strictly before T, so
+// cycles_before(T) = ceil(T * f / 1e12). Both directions use 128-bit
+// intermediates, so non-integer periods (7.2 GT/s) never drift.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+
+namespace pmonsim {
+
+using time_ps = uint64_t;
+using cycle_t = uint64_t;
+
+class clock_domain {
+public:
+    explicit clock_domain(uint64_t hz = 1000000000ull) : hz_(hz) {
+        if (hz == 0) throw std::invalid_argument("clock frequency must be non-zero");
+    }
+    uint64_t hz() const { return hz_; }
+    time_ps cycle_start(cycle_t k) const {
+        return static_cast<time_ps>((static_cast<unsigned __int128>(k) * kPsPerSec) / hz_);
+    }
+    cycle_t cycles_before(time_ps t) const {
+        unsigned __int128 num = static_cast<unsigned __int128>(t) * hz_;
+        return static_cast<cycle_t>((num + kPsPerSec - 1) / kPsPerSec);
+    }
+    // The first cycle that starts at or after t.
+    cycle_t first_cycle_at_or_after(time_ps t) const { return cycles_before(t); }
+
+private:
+    static constexpr uint64_t kPsPerSec = 1000000000000ull;
+    uint64_t hz_;
+};
+
+}  // namespace pmonsim

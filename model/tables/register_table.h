@@ -1,0 +1,71 @@
+// Registers as data: every PMON register of a box, with its fields, attributes
+// and reset value, per personality. The tables (ubox_registers.cpp,
+// pci_box_registers.cpp, qpi_registers.cpp) follow the field tables of
+// 327043-001 and 329468-002 as settled by DECISIONS.md; the generic access
+// semantics (RW, RW1C, WO pulses, reserved bits) live in register_file.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/personality.h"
+
+namespace pmonsim {
+
+enum class attr : uint8_t {
+    rw,     // read/write
+    rw_v,   // read/write, hardware may change it (counters)
+    wo,     // write-only action: acts once at the write, reads 0
+    rw1c,   // status: hardware sets, writing 1 clears
+    rv,     // reserved: reads 0, ignores writes, setting it is a diagnostic
+    rv_w1,  // reserved "software must write 1": reads back as written, no effect,
+            // writing 0 is a diagnostic (IVB-EP BOX_CTL 17:16)
+    ro,     // read-only constant (IDs)
+    ro_v,   // read-only, hardware-defined value (QPI_RATE_STATUS)
+};
+const char* to_string(attr a);
+
+struct field_def {
+    std::string name;
+    uint8_t hi, lo;
+    attr a;
+    std::string meaning;
+};
+
+// What a register is to the box that owns it.
+enum class reg_role : uint8_t {
+    box_ctl, box_status, ctl, ctr, fixed_ctl, fixed_ctr,
+    global_ctl, global_status, global_config,
+    pkt_match0, pkt_match1, pkt_mask0, pkt_mask1, rate_status, vendor_device,
+};
+
+struct register_def {
+    std::string name;
+    uint32_t offset;    // PCI config offset, or MSR address
+    uint8_t size;       // bytes: 4 or 8
+    uint64_t reset;
+    reg_role role;
+    uint8_t index;      // counter index for ctl/ctr
+    std::vector<field_def> fields;
+
+    uint64_t mask_of(attr a) const;
+    uint64_t stored_mask() const;  // bits that hold state: rw, rw_v, rw1c, rv_w1, ro, ro_v
+};
+
+struct register_table {
+    std::string title;  // e.g. "QPI link layer PMON function (D8:F2, D9:F2)"
+    std::vector<register_def> regs;
+    const register_def* find(uint32_t offset) const;
+    const register_def* find(const std::string& name) const;
+};
+
+// Tables by box and personality. `unit` tells which instance the register
+// names refer to (QPI port number; 0 otherwise).
+register_table ubox_register_table(cpu_model cpu);
+register_table r2pcie_register_table(cpu_model cpu);
+register_table qpi_pmon_register_table(cpu_model cpu, unsigned port);
+register_table qpi_filter_register_table(cpu_model cpu, unsigned port);
+register_table qpi_misc_register_table(cpu_model cpu, unsigned port);
+
+}  // namespace pmonsim

@@ -1,0 +1,117 @@
+// The per-cycle reference of one PMON box: the simplest code that is obviously
+// right, ticked one cycle at a time, with its own decoding of the control
+// registers straight from DECISIONS.md ("Counter control", "Freeze and
+// overflow"). The differential tests drive it and box_core with the same
+// random stimulus and compare every counter and status bit.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/box_core.h"
+
+namespace pmonsim::reference {
+
+struct ref_counter {
+    uint64_t value = 0;
+    uint32_t ctl = 0;
+    bool prev = false;
+    uint64_t wraps = 0;
+};
+
+class reference_box {
+public:
+    explicit reference_box(const box_spec& spec) : spec_(spec), ctr_(spec.counters) {}
+
+    // One cycle with the given per-input increments and CTO header matches.
+    // Returns true if an overflow message was raised in this cycle.
+    bool tick(const std::vector<uint64_t>& inputs, uint32_t cto_matches = 0) {
+        bool message = false;
+        const bool frozen = box_frozen() || global_freeze;
+        for (unsigned i = 0; i < ctr_.size(); ++i) {
+            ref_counter& c = ctr_[i];
+            const bool en = (c.ctl >> 22) & 1;
+            if (!en || frozen) continue;  // edge state holds
+            uint32_t inc;
+            if (!selected_increment(i, inputs, cto_matches, inc)) continue;
+            const uint32_t thresh = (c.ctl >> 24) & ((1u << spec_.thresh_bits) - 1);
+            const bool invert = spec_.has_invert && ((c.ctl >> 23) & 1);
+            const bool edge = (c.ctl >> 18) & 1;
+            uint64_t add;
+            if (thresh == 0) {
+                add = inc;
+            } else {
+                const bool hit = invert ? inc < thresh : inc >= thresh;
+                add = edge ? (hit && !c.prev) : hit;
+                c.prev = hit;
+            }
+            // Add one unit at a time: carries are then impossible to miscount.
+            for (uint64_t k = 0; k < add; ++k) {
+                c.value += 1;
+                if (c.value == (1ull << spec_.width)) {
+                    c.value = 0;
+                    c.wraps += 1;
+                    const bool ov_en = spec_.has_ov_en && ((c.ctl >> 20) & 1);
+                    if (spec_.has_box_status && (ov_en || !spec_.has_ov_en)) status |= 1u << i;
+                    if (ov_en && armed && spec_.global_bit >= 0) message = true;
+                }
+            }
+        }
+        return message;
+    }
+
+    void write_ctl(unsigned i, uint32_t value) {
+        ref_counter& c = ctr_[i];
+        if (((value >> 17) & 1) && !spec_.fixed) c.value = 0;  // the fixed CTL has no rst
+        c.ctl = value & ctl_storable();
+        c.prev = false;
+    }
+    void write_ctr(unsigned i, uint64_t value) { ctr_[i].value = value & ((1ull << spec_.width) - 1); }
+    void write_box_ctl(uint32_t value) {
+        if (value & 1)
+            for (auto& c : ctr_) { c.ctl = 0; c.prev = false; }
+        if (value & 2)
+            for (auto& c : ctr_) c.value = 0;
+        box_ctl = value & ~3u;
+    }
+    void clear_status(uint32_t bits) { status &= ~bits; }
+
+    const ref_counter& counter(unsigned i) const { return ctr_[i]; }
+
+    uint32_t box_ctl = 0;
+    uint32_t status = 0;
+    bool global_freeze = false;
+    bool armed = true;
+
+private:
+    bool box_frozen() const {
+        if (!spec_.has_box_ctl) return false;
+        const bool frz = (box_ctl >> 8) & 1, frz_en = (box_ctl >> 16) & 1;
+        return spec_.freeze_needs_frz_en ? frz && frz_en : frz;
+    }
+    uint32_t ctl_storable() const {
+        const register_def* r = nullptr;
+        for (const auto& reg : spec_.table.regs)
+            if (reg.role == reg_role::ctl || reg.role == reg_role::fixed_ctl) r = &reg;
+        return static_cast<uint32_t>(r->stored_mask());
+    }
+    bool selected_increment(unsigned i, const std::vector<uint64_t>& inputs, uint32_t cto,
+                            uint32_t& inc) const {
+        const uint32_t ctl = ctr_[i].ctl;
+        if (spec_.fixed) { inc = 1; return true; }
+        const uint8_t ev = ctl & 0xFF, umask = (ctl >> 8) & 0xFF;
+        const bool ext = spec_.has_ext && ((ctl >> 21) & 1);
+        if (spec_.ev_sel0_is_idle && ev == 0) return false;
+        auto sel = spec_.catalog->select(ev, ext, umask);
+        if (!sel.error.empty()) return false;
+        if (!(spec_.catalog->events()[*sel.event].counters & (1u << i))) return false;
+        inc = 0;
+        for (unsigned in : sel.inputs) inc += static_cast<uint32_t>(inputs[in]);
+        if (spec_.kind == box_kind::qpi && ev == 0x38 && ext) inc += cto;
+        return true;
+    }
+
+    box_spec spec_;
+    std::vector<ref_counter> ctr_;
+};
+
+}  // namespace pmonsim::reference
