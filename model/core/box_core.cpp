@@ -106,6 +106,10 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
         if (auto e = spec_.catalog->find(static_cast<uint8_t>(spec_.cto_code), true))
             cto_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
     }
+    // CLOCKTICKS is the box's own clock: one per cycle, never from a trace.
+    if (spec_.catalog)
+        if (auto e = spec_.catalog->find("CLOCKTICKS"))
+            post_step(0, *spec_.catalog->input_of(*e, -1), 1);
     for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);
 }
 
@@ -450,15 +454,9 @@ uint64_t box_core::read_reg(const register_def& r, uint64_t access_mask, time_ps
 
 void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_mask, time_ps now) {
     sync(now);
-    const uint64_t written = value & access_mask;
-    if (uint64_t bad = written & r.mask_of(attr::rv))
-        diag(r, value, now, "reserved bit(s) " + hex(bad) + " set; ignored");
-    if (uint64_t w1 = r.mask_of(attr::rv_w1) & access_mask; w1 && (written & w1) != w1)
-        diag(r, value, now, "bits " + hex(w1) + " must be written as 1");
-    const uint64_t keep = r.stored_mask() & ~r.mask_of(attr::rw1c) & ~r.mask_of(attr::ro) &
-                          ~r.mask_of(attr::ro_v);
-    auto merge = [&](uint64_t old) { return (old & ~(access_mask & keep)) | (written & keep); };
-    const uint64_t pulses = written & r.mask_of(attr::wo);
+    for (auto& why : write_problems(r, value, access_mask)) diag(r, value, now, why);
+    auto merge = [&](uint64_t old) { return merge_write(r, old, value, access_mask); };
+    const uint64_t pulses = pulses_of(r, value, access_mask);
 
     switch (r.role) {
         case reg_role::ctl:
@@ -494,7 +492,7 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
             break;
         }
         case reg_role::box_status:
-            status_ &= ~static_cast<uint32_t>(written & r.mask_of(attr::rw1c));
+            status_ &= ~static_cast<uint32_t>(clears_of(r, value, access_mask));
             break;
         case reg_role::pkt_match0:
             match_ = (match_ & ~0xFFFFFFFFull) | merge(match_ & 0xFFFFFFFFu);

@@ -1,5 +1,7 @@
 #include "tables/register_table.h"
 
+#include <cstdio>
+
 #include "core/bits.h"
 
 namespace pmonsim {
@@ -28,6 +30,34 @@ uint64_t register_def::mask_of(attr a) const {
 uint64_t register_def::stored_mask() const {
     return mask_of(attr::rw) | mask_of(attr::rw_v) | mask_of(attr::rw1c) |
            mask_of(attr::rv_w1) | mask_of(attr::ro) | mask_of(attr::ro_v);
+}
+
+uint64_t merge_write(const register_def& r, uint64_t old, uint64_t value, uint64_t mask) {
+    const uint64_t takes = (r.mask_of(attr::rw) | r.mask_of(attr::rw_v) | r.mask_of(attr::rv_w1)) & mask;
+    return (old & ~takes) | (value & takes);
+}
+
+uint64_t clears_of(const register_def& r, uint64_t value, uint64_t mask) {
+    return value & mask & r.mask_of(attr::rw1c);
+}
+
+uint64_t pulses_of(const register_def& r, uint64_t value, uint64_t mask) {
+    return value & mask & r.mask_of(attr::wo);
+}
+
+static std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+std::vector<std::string> write_problems(const register_def& r, uint64_t value, uint64_t mask) {
+    std::vector<std::string> out;
+    if (uint64_t bad = value & mask & r.mask_of(attr::rv))
+        out.push_back("reserved bit(s) " + hex(bad) + " set; ignored");
+    if (uint64_t w1 = r.mask_of(attr::rv_w1) & mask; w1 && (value & w1) != w1)
+        out.push_back("bits " + hex(w1) + " must be written as 1");
+    return out;
 }
 
 const register_def* register_table::find(uint32_t offset) const {

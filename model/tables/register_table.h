@@ -60,6 +60,17 @@ struct register_table {
     const register_def* find(const std::string& name) const;
 };
 
+// Generic write semantics shared by every register owner.
+// New stored value after a write of `value` over the bits in `mask`: RW, RW-V
+// and write-1 bits take the written value; other bits keep `old`.
+uint64_t merge_write(const register_def& r, uint64_t old, uint64_t value, uint64_t mask);
+// RW1C bits the write clears, and WO bits it pulses.
+uint64_t clears_of(const register_def& r, uint64_t value, uint64_t mask);
+uint64_t pulses_of(const register_def& r, uint64_t value, uint64_t mask);
+// One-line reasons the write is questionable (reserved bits set, write-1 bits
+// written as 0); empty when it is clean.
+std::vector<std::string> write_problems(const register_def& r, uint64_t value, uint64_t mask);
+
 // Tables by box and personality. `unit` tells which instance the register
 // names refer to (QPI port number; 0 otherwise).
 register_table ubox_register_table(cpu_model cpu);

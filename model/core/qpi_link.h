@@ -1,0 +1,71 @@
+// QPI link-layer flit accounting for one port (327043-001 §2.6.1, 329468-002
+// §2.7.1 and the packet-format notes; DECISIONS.md "QPI link layer").
+//
+// Packets are serialized per direction into 2 flit slots per QCLK, in the order
+// they are posted; a header takes the first free slot at or after its cycle.
+// Each packet becomes a handful of additive input steps on the port's box_core
+// (G0 DATA/NON_DATA/IDLE, G1 and G2 class flits), and each received header is
+// handed to the box's packet filter for CTO_COUNT. Work per packet is constant.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "core/box_core.h"
+
+namespace pmonsim {
+
+enum class qpi_dir { rx = 0, tx = 1 };
+
+// Message classes (MATCH0.MC encoding).
+namespace qpi_mc {
+constexpr uint8_t hom0 = 0, hom1 = 1, ndr = 2, snp = 3, ncs = 4, ncb = 12, drs = 14;
+}
+
+struct qpi_packet {
+    uint8_t mc = 0;      // 0-15
+    uint8_t opc = 0;     // 0-15
+    uint8_t vn = 0;      // 0 VN0, 1 VN1, 2/3 VNA
+    uint8_t rnid = 0;    // 0-31
+    uint8_t dnid = 0;    // 0-31
+    uint8_t rds = 0;     // 0-15 (one-hot M E S F, 0 = I)
+    uint16_t flits = 0;  // 0: the class's default size
+    bool ring_ad = false;  // NDR only: counted as NDR_AD instead of NDR_AK
+};
+
+// Size in flits and how many of them carry data.
+struct packet_shape {
+    unsigned flits;
+    unsigned data;
+};
+packet_shape shape_of(const qpi_packet& p);
+
+// The packet's header fields in the {MATCH1, MATCH0} layout.
+uint64_t filter_fields(const qpi_packet& p);
+
+class qpi_link {
+public:
+    explicit qpi_link(box_core& box);
+
+    // Place a packet whose header is ready in cycle `at` (QCLK). Returns the
+    // cycle in which its header flit goes.
+    cycle_t post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p);
+    // First free flit slot (2 per cycle) in a direction.
+    uint64_t next_free_slot(qpi_dir dir) const { return next_slot_[static_cast<int>(dir)]; }
+    uint64_t packets(qpi_dir dir) const { return packets_[static_cast<int>(dir)]; }
+
+private:
+    struct dir_inputs {
+        std::optional<unsigned> idle, data, non_data;
+        std::optional<unsigned> snp, hom_req, hom_nonreq, drs_data, drs_nondata;
+        std::optional<unsigned> ndr_ad, ndr_ak, ncb_data, ncb_nondata, ncs;
+    };
+    void post_slots(std::optional<unsigned> input, uint64_t a, uint64_t b, int sign);
+
+    box_core& box_;
+    std::array<dir_inputs, 2> in_{};
+    std::array<uint64_t, 2> next_slot_{};
+    std::array<uint64_t, 2> packets_{};
+};
+
+}  // namespace pmonsim

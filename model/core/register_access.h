@@ -1,0 +1,56 @@
+// Byte-lane access to a register table: a 1/2/4/8-byte PCI configuration
+// access (or a whole MSR) becomes whole-register reads and writes with a mask
+// of the bits the access covers, so a dword write to a 64-bit counter changes
+// only its own half and WO/RW1C bits outside the written bytes never act.
+#pragma once
+#include <cstdint>
+#include <algorithm>
+#include <functional>
+
+#include "tables/register_table.h"
+
+namespace pmonsim {
+
+struct register_handlers {
+    std::function<uint64_t(const register_def&, uint64_t mask)> read;
+    std::function<void(const register_def&, uint64_t value, uint64_t mask)> write;
+    // A byte inside the function that no register covers.
+    std::function<void(uint32_t offset, unsigned size, bool is_write, uint64_t value)> unmodelled;
+};
+
+inline uint64_t access_read(const register_table& t, uint32_t offset, unsigned size,
+                            const register_handlers& h) {
+    uint64_t out = 0;
+    bool hole = false;
+    for (unsigned b = 0; b < size;) {
+        const register_def* r = t.find(offset + b);
+        if (!r) { hole = true; ++b; continue; }
+        // All bytes of this access that fall in r.
+        const unsigned first = offset + b - r->offset;
+        const unsigned n = std::min<unsigned>(r->size - first, size - b);
+        const uint64_t mask = (n >= 8 ? ~0ull : ((1ull << (8 * n)) - 1)) << (8 * first);
+        const uint64_t v = (h.read(*r, mask) & mask) >> (8 * first);
+        out |= v << (8 * b);
+        b += n;
+    }
+    if (hole && h.unmodelled) h.unmodelled(offset, size, false, 0);
+    return out;
+}
+
+inline void access_write(const register_table& t, uint32_t offset, unsigned size, uint64_t value,
+                         const register_handlers& h) {
+    bool hole = false;
+    for (unsigned b = 0; b < size;) {
+        const register_def* r = t.find(offset + b);
+        if (!r) { hole = true; ++b; continue; }
+        const unsigned first = offset + b - r->offset;
+        const unsigned n = std::min<unsigned>(r->size - first, size - b);
+        const uint64_t lanes = n >= 8 ? ~0ull : ((1ull << (8 * n)) - 1);
+        const uint64_t v = ((value >> (8 * b)) & lanes) << (8 * first);
+        h.write(*r, v, lanes << (8 * first));
+        b += n;
+    }
+    if (hole && h.unmodelled) h.unmodelled(offset, size, true, value);
+}
+
+}  // namespace pmonsim

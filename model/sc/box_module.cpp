@@ -1,0 +1,75 @@
+#include "sc/box_module.h"
+
+#include "sc/time_util.h"
+
+namespace pmonsim {
+
+box_module::box_module(sc_core::sc_module_name name, box_spec spec, clock_domain clock,
+                       diagnostic_sink* diags, unsigned socket)
+    : sc_module(name), core_(std::move(spec), clock, diags, socket) {
+    if (core_.spec().kind == box_kind::qpi) link_ = std::make_unique<qpi_link>(core_);
+    SC_HAS_PROCESS(box_module);
+    SC_METHOD(on_signal);
+    sensitive << wake_ << global_freeze << unfreeze_epoch << armed;
+}
+
+cycle_t box_module::now_cycle() const { return core_.clock().cycles_before(now_ps()); }
+
+void box_module::sync() {
+    const time_ps t = now_ps();
+    while (auto m = core_.sync(t, true)) {
+        (void)m;
+        ++messages_;
+        ov_msg.write(static_cast<unsigned>(messages_));
+        // The message sets our GLOBAL_STATUS bit and asserts the global freeze:
+        // this box stops from the cycle after its carry, before the freeze
+        // reaches the others.
+        self_frozen_ = true;
+        core_.set_armed(false);
+        core_.set_global_freeze(true, t);
+    }
+}
+
+void box_module::on_signal() {
+    sync();
+    const time_ps t = now_ps();
+    if (unfreeze_epoch.event()) self_frozen_ = false;
+    if (armed.event()) core_.set_armed(armed.read());
+    core_.set_global_freeze(global_freeze.read() || self_frozen_, t);
+    reschedule();
+}
+
+void box_module::reschedule() {
+    wake_.cancel();
+    if (auto c = core_.predict_message()) {
+        const time_ps at = core_.clock().cycle_start(*c + 1);
+        wake_.notify(from_ps(at - now_ps()));
+    }
+}
+
+uint64_t box_module::read(const register_def& r, uint64_t mask) {
+    sync();
+    return core_.read_reg(r, mask, now_ps());
+}
+
+void box_module::write(const register_def& r, uint64_t value, uint64_t mask) {
+    sync();
+    core_.write_reg(r, value, mask, now_ps());
+    reschedule();
+}
+
+void box_module::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value) {
+    sync();
+    core_.post_run(from, n, input, value);
+    reschedule();
+}
+
+cycle_t box_module::post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p) {
+    if (!link_) throw std::logic_error(std::string(name()) + " is not a QPI port");
+    sync();
+    const cycle_t c = link_->post_packet(dir, at, p);
+    reschedule();
+    return c;
+}
+
+}  // namespace pmonsim

@@ -1,0 +1,108 @@
+#include "sc/global_pmon.h"
+
+#include "sc/time_util.h"
+
+namespace pmonsim {
+
+global_pmon::global_pmon(sc_core::sc_module_name name, std::vector<int> bits,
+                         std::vector<std::string> names, clock_domain uclk, unsigned latency,
+                         bool start_frozen, diagnostic_sink* diags, unsigned socket)
+    : sc_module(name), ov_msg("ov_msg", bits.size()), armed("armed", bits.size()),
+      bits_(std::move(bits)), names_(std::move(names)), seen_(bits_.size(), 0), uclk_(uclk),
+      latency_(latency), diags_(diags), socket_(socket), freeze_(start_frozen) {
+    SC_HAS_PROCESS(global_pmon);
+    SC_METHOD(on_message);
+    for (auto& p : ov_msg) sensitive << p;
+    dont_initialize();
+    SC_METHOD(on_distribute);
+    sensitive << distribute_;
+    dont_initialize();
+    SC_METHOD(on_pmi_end);
+    sensitive << pmi_end_;
+    dont_initialize();
+}
+
+void global_pmon::diag(const register_def& r, uint64_t value, const std::string& why) {
+    if (!diags_) return;
+    const time_ps t = now_ps();
+    diags_->report({uclk_.cycles_before(t), t, socket_, "ubox", r.name, value, why});
+}
+
+void global_pmon::on_message() {
+    const time_ps t = now_ps();
+    for (size_t b = 0; b < ov_msg.size(); ++b) {
+        const unsigned v = ov_msg[b].read();
+        if (v == seen_[b]) continue;
+        seen_[b] = v;
+        if (bits_[b] < 0 || (status_ >> bits_[b]) & 1u) continue;  // no new freeze or PMI
+        status_ |= 1u << bits_[b];
+        armed[b].write(false);
+        if (!freeze_) {
+            freeze_ = true;
+            ++freezes_;
+            // Every other box stops `latency` UCLK cycles after the carry.
+            const time_ps at = uclk_.cycle_start(uclk_.cycles_before(t) + latency_);
+            distribute_.notify(from_ps(at - t));
+        }
+        const uint32_t cores = ctl_ & 0x7FFFu;
+        if (cores) {
+            for (unsigned c = 0; c < 15; ++c)
+                if (cores & (1u << c)) ++pmi_count_[c];
+            pmi.write(cores);
+            pmi_end_.notify(from_ps(uclk_.cycle_start(uclk_.cycles_before(t) + 1) - t));
+        }
+    }
+}
+
+void global_pmon::on_distribute() {
+    if (freeze_) global_freeze.write(true);
+}
+
+void global_pmon::on_pmi_end() { pmi.write(0); }
+
+uint64_t global_pmon::read(const register_def& r) {
+    switch (r.role) {
+        case reg_role::global_ctl: return ctl_;
+        case reg_role::global_status: return status_;
+        case reg_role::global_config: return config_;
+        default: return 0;
+    }
+}
+
+void global_pmon::write(const register_def& r, uint64_t value, uint64_t mask) {
+    for (auto& why : write_problems(r, value, mask)) diag(r, value, why);
+    switch (r.role) {
+        case reg_role::global_ctl: {
+            ctl_ = static_cast<uint32_t>(merge_write(r, ctl_, value, mask));
+            const uint64_t p = pulses_of(r, value, mask);
+            const bool frz = (p >> 31) & 1, unfrz = (p >> 29) & 1;
+            if (frz && unfrz) diag(r, value, "frz_all and unfrz_all in one write: frz_all wins");
+            if (frz) {
+                if (!freeze_) ++freezes_;
+                freeze_ = true;
+                distribute_.cancel();
+                global_freeze.write(true);
+            } else if (unfrz) {
+                freeze_ = false;
+                distribute_.cancel();
+                global_freeze.write(false);
+                unfreeze_epoch.write(++epoch_);
+            }
+            break;
+        }
+        case reg_role::global_status: {
+            const uint32_t cleared = static_cast<uint32_t>(clears_of(r, value, mask)) & status_;
+            status_ &= ~cleared;
+            for (size_t b = 0; b < bits_.size(); ++b)
+                if (bits_[b] >= 0 && (cleared >> bits_[b]) & 1u) armed[b].write(true);
+            break;
+        }
+        case reg_role::global_config:
+            config_ = static_cast<uint32_t>(merge_write(r, config_, value, mask));
+            break;
+        default:
+            break;
+    }
+}
+
+}  // namespace pmonsim

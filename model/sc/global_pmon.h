@@ -1,0 +1,62 @@
+// The UBox's global PMON control on IVB-EP (329468-002 §2.1.1-2.1.4, Tables
+// 2-2/2-3): U_MSR_PMON_GLOBAL_CTL/STATUS/CONFIG, the global freeze, and the PMI
+// to the cores in pmi_core_sel. Boxes send overflow messages (ov_msg); the first
+// message from a box whose GLOBAL_STATUS bit is clear sets that bit, asserts
+// the global freeze (reaching every box `latency` UCLK cycles later; the sender
+// has already stopped itself) and raises a PMI. On SNB-EP the module exists but
+// has no registers and nothing ever messages it.
+#pragma once
+#include <systemc>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/diagnostics.h"
+#include "tables/register_table.h"
+
+namespace pmonsim {
+
+class global_pmon : public sc_core::sc_module {
+public:
+    sc_core::sc_vector<sc_core::sc_in<unsigned>> ov_msg;
+    sc_core::sc_out<bool> global_freeze{"global_freeze"};
+    sc_core::sc_out<unsigned> unfreeze_epoch{"unfreeze_epoch"};
+    sc_core::sc_vector<sc_core::sc_out<bool>> armed;
+    sc_core::sc_out<uint32_t> pmi{"pmi"};  // cores receiving a PMI, for one UCLK cycle
+
+    // `bits[b]` is box b's GLOBAL_STATUS bit (-1: none); `names[b]` its name.
+    global_pmon(sc_core::sc_module_name name, std::vector<int> bits, std::vector<std::string> names,
+                clock_domain uclk, unsigned latency, bool start_frozen, diagnostic_sink* diags,
+                unsigned socket);
+
+    uint64_t read(const register_def& r);
+    void write(const register_def& r, uint64_t value, uint64_t mask);
+
+    bool frozen() const { return freeze_; }
+    uint32_t status() const { return status_; }
+    uint32_t ctl() const { return ctl_; }
+    uint64_t pmi_count(unsigned core) const { return core < 32 ? pmi_count_[core] : 0; }
+    uint64_t freezes() const { return freezes_; }
+
+private:
+    void on_message();
+    void on_distribute();
+    void on_pmi_end();
+    void diag(const register_def& r, uint64_t value, const std::string& why);
+
+    std::vector<int> bits_;
+    std::vector<std::string> names_;
+    std::vector<unsigned> seen_;
+    clock_domain uclk_;
+    unsigned latency_;
+    diagnostic_sink* diags_;
+    unsigned socket_;
+
+    uint32_t ctl_ = 0, status_ = 0, config_ = 0;
+    bool freeze_ = false;
+    unsigned epoch_ = 0;
+    uint64_t freezes_ = 0;
+    uint64_t pmi_count_[32] = {};
+    sc_core::sc_event distribute_, pmi_end_;
+};
+
+}  // namespace pmonsim

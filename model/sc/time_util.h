@@ -1,0 +1,14 @@
+// Exact conversion between SystemC time and the model's integer picoseconds.
+#pragma once
+#include <systemc>
+
+#include "core/clock.h"
+
+namespace pmonsim {
+
+inline uint64_t ps_unit() { return sc_core::sc_time(1, sc_core::SC_PS).value(); }
+inline time_ps to_ps(const sc_core::sc_time& t) { return t.value() / ps_unit(); }
+inline sc_core::sc_time from_ps(time_ps p) { return sc_core::sc_time::from_value(p * ps_unit()); }
+inline time_ps now_ps() { return to_ps(sc_core::sc_time_stamp()); }
+
+}  // namespace pmonsim

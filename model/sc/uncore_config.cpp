@@ -1,0 +1,46 @@
+#include "sc/uncore_config.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace pmonsim {
+
+uint64_t uncore_config::uclk_hz() const { return static_cast<uint64_t>(std::llround(uclk_mhz * 1e6)); }
+uint64_t uncore_config::qclk_hz() const { return static_cast<uint64_t>(std::llround(qpi_gts * 1e9 / 8)); }
+
+unsigned uncore_config::bus_of(unsigned socket) const {
+    if (!buses.empty()) return buses.at(socket);
+    return 0xFF - 0x80 * (sockets - 1 - socket);  // 0xFF alone; 0x7F, 0xFF for two
+}
+
+uint32_t uncore_config::qpi_rate_code() const {
+    const double v = (qpi_gts - 4.0) / 0.8;
+    const long r = std::lround(v);
+    if (std::fabs(v - r) > 1e-6 || r < 2 || r > 7) return 0;
+    return static_cast<uint32_t>(r);
+}
+
+void uncore_config::validate() const {
+    if (sockets < 1 || sockets > 2)
+        throw std::invalid_argument("--sockets must be 1 or 2 (E5-2600 parts are 2-socket)");
+    const unsigned max_ports = cpu == cpu_model::ivb_ep ? 3 : 2;
+    if (qpi_ports < 1 || qpi_ports > max_ports)
+        throw std::invalid_argument("--qpi-ports must be 1.." + std::to_string(max_ports) + " on " +
+                                    to_string(cpu));
+    if (cpus_per_socket < 1 || cpus_per_socket > 64)
+        throw std::invalid_argument("--cpus-per-socket must be 1..64");
+    if (!(uclk_mhz >= 100 && uclk_mhz <= 10000))
+        throw std::invalid_argument("--uclk-mhz must be between 100 and 10000");
+    if (!(qpi_gts >= 1 && qpi_gts <= 20)) throw std::invalid_argument("--qpi-gts must be between 1 and 20");
+    if (freeze_latency > 1000) throw std::invalid_argument("--freeze-latency must be at most 1000");
+    if (start_frozen && cpu != cpu_model::ivb_ep)
+        throw std::invalid_argument("--start-frozen needs ivb-ep (snb-ep has no global freeze)");
+    if (!buses.empty()) {
+        if (buses.size() != sockets) throw std::invalid_argument("one uncore bus per socket is needed");
+        for (unsigned b : buses)
+            if (b > 0xFF) throw std::invalid_argument("uncore bus numbers are 0..255");
+        if (sockets == 2 && buses[0] == buses[1]) throw std::invalid_argument("uncore buses must differ");
+    }
+}
+
+}  // namespace pmonsim

@@ -1,0 +1,234 @@
+#include "sc/uncore_socket.h"
+
+#include "core/register_access.h"
+#include "sc/time_util.h"
+
+namespace pmonsim {
+
+namespace {
+constexpr unsigned kQpiDevice[3] = {8, 9, 24};
+}
+
+uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& cfg,
+                             unsigned socket, diagnostic_sink* diags)
+    : sc_module(name), cfg_(cfg), socket_(socket), diags_(diags),
+      global_freeze_sig_("global_freeze", cfg.start_frozen), epoch_sig_("unfreeze_epoch", 0),
+      pmi_sig_("pmi_sig", 0) {
+    cfg_.validate();
+    const clock_domain uclk(cfg_.uclk_hz()), qclk(cfg_.qclk_hz());
+    struct made { box_kind kind; unsigned unit; clock_domain clock; };
+    std::vector<made> plan = {{box_kind::ubox, 0, uclk}, {box_kind::ubox_fixed, 0, uclk},
+                              {box_kind::r2pcie, 0, uclk}};
+    for (unsigned p = 0; p < cfg_.qpi_ports; ++p) plan.push_back({box_kind::qpi, p, qclk});
+
+    std::vector<int> bits;
+    std::vector<std::string> names;
+    for (const made& m : plan) {
+        box_spec spec = make_box_spec(m.kind, cfg_.cpu, m.unit);
+        bits.push_back(spec.global_bit);
+        names.push_back(spec.name);
+        boxes_.push_back(std::make_unique<box_module>(spec.name.c_str(), spec, m.clock, diags_, socket_));
+    }
+    global_ = std::make_unique<global_pmon>("global", bits, names, uclk, cfg_.freeze_latency,
+                                            cfg_.start_frozen, diags_, socket_);
+    for (size_t b = 0; b < boxes_.size(); ++b) {
+        armed_sig_.push_back(std::make_unique<sc_core::sc_signal<bool>>(
+            ("armed_" + names[b]).c_str(), true));
+        ov_sig_.push_back(std::make_unique<sc_core::sc_signal<unsigned>>(
+            ("ov_msg_" + names[b]).c_str(), 0));
+        box_module& bm = *boxes_[b];
+        bm.global_freeze(global_freeze_sig_);
+        bm.unfreeze_epoch(epoch_sig_);
+        bm.armed(*armed_sig_[b]);
+        bm.ov_msg(*ov_sig_[b]);
+        global_->ov_msg[b](*ov_sig_[b]);
+        global_->armed[b](*armed_sig_[b]);
+    }
+    global_->global_freeze(global_freeze_sig_);
+    global_->unfreeze_epoch(epoch_sig_);
+    global_->pmi(pmi_sig_);
+
+    msr_table_ = ubox_register_table(cfg_.cpu);
+    functions_.push_back({19, 1, r2pcie_register_table(cfg_.cpu), boxes_[2].get(), "r2pcie"});
+    for (unsigned p = 0; p < cfg_.qpi_ports; ++p) {
+        box_module* q = boxes_[3 + p].get();
+        const std::string n = "qpi" + std::to_string(p);
+        functions_.push_back({kQpiDevice[p], 2, qpi_pmon_register_table(cfg_.cpu, p), q, n});
+        functions_.push_back({kQpiDevice[p], 6, qpi_filter_register_table(cfg_.cpu, p), q, n});
+        functions_.push_back({kQpiDevice[p], 0, qpi_misc_register_table(cfg_.cpu, p), nullptr, n});
+    }
+
+    msr_socket.register_b_transport(this, &uncore_socket::b_msr);
+    pci_socket.register_b_transport(this, &uncore_socket::b_pci);
+    SC_HAS_PROCESS(uncore_socket);
+    SC_METHOD(forward_pmi);
+    sensitive << pmi_sig_;
+    dont_initialize();
+}
+
+void uncore_socket::forward_pmi() {
+    if (pmi.size()) pmi->write(pmi_sig_.read());
+}
+
+std::vector<box_module*> uncore_socket::boxes() {
+    std::vector<box_module*> out;
+    for (auto& b : boxes_) out.push_back(b.get());
+    return out;
+}
+
+box_module* uncore_socket::box(const std::string& name) {
+    for (auto& b : boxes_)
+        if (b->core().spec().name == name) return b.get();
+    return nullptr;
+}
+
+void uncore_socket::access_diag(const std::string& box, const std::string& reg, uint64_t value,
+                                const std::string& why) {
+    if (!diags_) return;
+    const time_ps t = now_ps();
+    diags_->report({clock_domain(cfg_.uclk_hz()).cycles_before(t), t, socket_, box, reg, value, why});
+}
+
+// --- MSRs ---------------------------------------------------------------------
+
+static box_module* msr_owner(std::vector<std::unique_ptr<box_module>>& boxes, reg_role role) {
+    switch (role) {
+        case reg_role::ctl: case reg_role::ctr: case reg_role::box_status: return boxes[0].get();
+        case reg_role::fixed_ctl: case reg_role::fixed_ctr: return boxes[1].get();
+        default: return nullptr;  // global registers
+    }
+}
+
+bool uncore_socket::msr_read(uint32_t msr, uint64_t& value) {
+    const register_def* r = msr_table_.find(msr);
+    if (!r || r->offset != msr) {
+        char b[64];
+        std::snprintf(b, sizeof b, "MSR 0x%x", msr);
+        access_diag("ubox", b, 0, std::string("rdmsr of an MSR ") + to_string(cfg_.cpu) +
+                                      " does not implement (#GP)");
+        return false;
+    }
+    if (box_module* bm = msr_owner(boxes_, r->role)) value = bm->read(*r, ~0ull);
+    else value = global_->read(*r);
+    return true;
+}
+
+bool uncore_socket::msr_write(uint32_t msr, uint64_t value) {
+    const register_def* r = msr_table_.find(msr);
+    if (!r || r->offset != msr) {
+        char b[64];
+        std::snprintf(b, sizeof b, "MSR 0x%x", msr);
+        access_diag("ubox", b, value, std::string("wrmsr to an MSR ") + to_string(cfg_.cpu) +
+                                          " does not implement (#GP); nothing changed");
+        return false;
+    }
+    if (box_module* bm = msr_owner(boxes_, r->role)) {
+        bm->write(*r, value, ~0ull);
+    } else {
+        for (auto& b : boxes_) b->sync();  // freeze changes act on up-to-date boxes
+        global_->write(*r, value, ~0ull);
+    }
+    return true;
+}
+
+// --- PCI configuration space ---------------------------------------------------
+
+bool uncore_socket::pci_function_exists(unsigned dev, unsigned fn) const {
+    for (const auto& f : functions_)
+        if (f.dev == dev && f.fn == fn) return true;
+    return false;
+}
+
+uint64_t uncore_socket::pci_read(unsigned dev, unsigned fn, uint32_t offset, unsigned size) {
+    for (auto& f : functions_) {
+        if (f.dev != dev || f.fn != fn) continue;
+        register_handlers h;
+        h.read = [&](const register_def& r, uint64_t mask) -> uint64_t {
+            if (r.role == reg_role::vendor_device) return r.reset;
+            if (r.role == reg_role::rate_status) return cfg_.qpi_rate_code();
+            return f.box->read(r, mask);
+        };
+        h.unmodelled = [&](uint32_t off, unsigned sz, bool, uint64_t) {
+            char b[96];
+            std::snprintf(b, sizeof b, "D%u:F%u offset 0x%x", dev, fn, off);
+            access_diag(f.box_name, b, 0,
+                        "read of " + std::to_string(sz) + " byte(s) not modelled in this function; reads 0");
+        };
+        return access_read(f.table, offset, size, h);
+    }
+    return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;  // no such function: all ones
+}
+
+void uncore_socket::pci_write(unsigned dev, unsigned fn, uint32_t offset, unsigned size, uint64_t value) {
+    for (auto& f : functions_) {
+        if (f.dev != dev || f.fn != fn) continue;
+        register_handlers h;
+        h.write = [&](const register_def& r, uint64_t v, uint64_t mask) {
+            if (r.role == reg_role::vendor_device || r.role == reg_role::rate_status) return;
+            f.box->write(r, v, mask);
+        };
+        h.unmodelled = [&](uint32_t off, unsigned sz, bool, uint64_t v) {
+            char b[96];
+            std::snprintf(b, sizeof b, "D%u:F%u offset 0x%x", dev, fn, off);
+            access_diag(f.box_name, b, v,
+                        "write of " + std::to_string(sz) + " byte(s) not modelled in this function; ignored");
+        };
+        access_write(f.table, offset, size, value, h);
+        return;
+    }
+}
+
+// --- TLM ----------------------------------------------------------------------
+
+static void sync_delay(sc_core::sc_time& delay) {
+    // Accesses act at the simulated time they happen: a loosely-timed
+    // initiator's annotated delay is spent here (callers are SC_THREADs).
+    if (delay != sc_core::SC_ZERO_TIME) {
+        sc_core::wait(delay);
+        delay = sc_core::SC_ZERO_TIME;
+    }
+}
+
+static uint64_t load(const unsigned char* p, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
+    return v;
+}
+static void store(unsigned char* p, unsigned n, uint64_t v) {
+    for (unsigned i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+void uncore_socket::b_msr(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    sync_delay(delay);
+    if (gp.get_data_length() != 8 || gp.get_byte_enable_ptr()) {
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        return;
+    }
+    const uint32_t msr = static_cast<uint32_t>(gp.get_address());
+    uint64_t v = 0;
+    bool ok;
+    if (gp.is_read()) {
+        ok = msr_read(msr, v);
+        if (ok) store(gp.get_data_ptr(), 8, v);
+    } else {
+        ok = msr_write(msr, load(gp.get_data_ptr(), 8));
+    }
+    gp.set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
+void uncore_socket::b_pci(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    sync_delay(delay);
+    const unsigned n = gp.get_data_length();
+    const uint64_t a = gp.get_address();
+    if ((n != 1 && n != 2 && n != 4 && n != 8) || gp.get_byte_enable_ptr() || (a & 0xFFF) + n > 0x1000) {
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        return;
+    }
+    const unsigned dev = (a >> 15) & 31, fn = (a >> 12) & 7;
+    const uint32_t off = a & 0xFFF;
+    if (gp.is_read()) store(gp.get_data_ptr(), n, pci_read(dev, fn, off, n));
+    else pci_write(dev, fn, off, n, load(gp.get_data_ptr(), n));
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace pmonsim

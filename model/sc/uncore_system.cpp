@@ -1,0 +1,72 @@
+#include "sc/uncore_system.h"
+
+namespace pmonsim {
+
+uncore_system::uncore_system(sc_core::sc_module_name name, const uncore_config& cfg)
+    : sc_module(name), cfg_(cfg) {
+    cfg_.validate();
+    for (unsigned s = 0; s < cfg_.sockets; ++s)
+        sockets_.push_back(std::make_unique<uncore_socket>(("socket" + std::to_string(s)).c_str(),
+                                                           cfg_, s, &diags_));
+    msr_socket.register_b_transport(this, &uncore_system::b_msr);
+    pci_socket.register_b_transport(this, &uncore_system::b_pci);
+}
+
+int uncore_system::socket_of_bus(unsigned bus) const {
+    for (unsigned s = 0; s < sockets_.size(); ++s)
+        if (cfg_.bus_of(s) == bus) return static_cast<int>(s);
+    return -1;
+}
+
+bool uncore_system::msr_read(unsigned cpu, uint32_t msr, uint64_t& value) {
+    const unsigned s = cpu / cfg_.cpus_per_socket;
+    if (s >= sockets_.size()) return false;
+    return sockets_[s]->msr_read(msr, value);
+}
+
+bool uncore_system::msr_write(unsigned cpu, uint32_t msr, uint64_t value) {
+    const unsigned s = cpu / cfg_.cpus_per_socket;
+    if (s >= sockets_.size()) return false;
+    return sockets_[s]->msr_write(msr, value);
+}
+
+uint64_t uncore_system::pci_read(unsigned bus, unsigned dev, unsigned fn, uint32_t offset, unsigned size) {
+    const int s = socket_of_bus(bus);
+    if (s < 0) return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+    return sockets_[s]->pci_read(dev, fn, offset, size);
+}
+
+void uncore_system::pci_write(unsigned bus, unsigned dev, unsigned fn, uint32_t offset, unsigned size,
+                              uint64_t value) {
+    const int s = socket_of_bus(bus);
+    if (s >= 0) sockets_[s]->pci_write(dev, fn, offset, size, value);
+}
+
+void uncore_system::b_msr(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    const unsigned cpu = static_cast<unsigned>(gp.get_address() >> 32);
+    const unsigned s = cpu / cfg_.cpus_per_socket;
+    if (s >= sockets_.size()) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    const uint64_t a = gp.get_address();
+    gp.set_address(a & 0xFFFFFFFFu);
+    sockets_[s]->b_msr(gp, delay);
+    gp.set_address(a);
+}
+
+void uncore_system::b_pci(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    const unsigned bus = static_cast<unsigned>((gp.get_address() >> 20) & 0xFF);
+    const int s = socket_of_bus(bus);
+    if (s < 0) {
+        if (delay != sc_core::SC_ZERO_TIME) { sc_core::wait(delay); delay = sc_core::SC_ZERO_TIME; }
+        const unsigned n = gp.get_data_length();
+        if (gp.is_read())
+            for (unsigned i = 0; i < n; ++i) gp.get_data_ptr()[i] = 0xFF;
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    sockets_[s]->b_pci(gp, delay);
+}
+
+}  // namespace pmonsim
