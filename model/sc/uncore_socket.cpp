@@ -32,9 +32,9 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
     global_ = std::make_unique<global_pmon>("global", bits, names, uclk, cfg_.freeze_latency,
                                             cfg_.start_frozen, diags_, socket_);
     for (size_t b = 0; b < boxes_.size(); ++b) {
-        armed_sig_.push_back(std::make_unique<sc_core::sc_signal<bool>>(
+        armed_sig_.push_back(std::make_unique<signal<bool>>(
             ("armed_" + names[b]).c_str(), true));
-        ov_sig_.push_back(std::make_unique<sc_core::sc_signal<unsigned>>(
+        ov_sig_.push_back(std::make_unique<signal<unsigned>>(
             ("ov_msg_" + names[b]).c_str(), 0));
         box_module& bm = *boxes_[b];
         bm.global_freeze(global_freeze_sig_);
@@ -100,8 +100,8 @@ static box_module* msr_owner(std::vector<std::unique_ptr<box_module>>& boxes, re
 }
 
 bool uncore_socket::msr_read(uint32_t msr, uint64_t& value) {
-    const register_def* r = msr_table_.find(msr);
-    if (!r || r->offset != msr) {
+    const register_def* r = msr_table_.find_exact(msr);
+    if (!r) {
         char b[64];
         std::snprintf(b, sizeof b, "MSR 0x%x", msr);
         access_diag("ubox", b, 0, std::string("rdmsr of an MSR ") + to_string(cfg_.cpu) +
@@ -114,8 +114,8 @@ bool uncore_socket::msr_read(uint32_t msr, uint64_t& value) {
 }
 
 bool uncore_socket::msr_write(uint32_t msr, uint64_t value) {
-    const register_def* r = msr_table_.find(msr);
-    if (!r || r->offset != msr) {
+    const register_def* r = msr_table_.find_exact(msr);
+    if (!r) {
         char b[64];
         std::snprintf(b, sizeof b, "MSR 0x%x", msr);
         access_diag("ubox", b, value, std::string("wrmsr to an MSR ") + to_string(cfg_.cpu) +

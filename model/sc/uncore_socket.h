@@ -21,8 +21,9 @@ namespace pmonsim {
 
 class uncore_socket : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<uncore_socket> msr_socket{"msr_socket"};
-    tlm_utils::simple_target_socket<uncore_socket> pci_socket{"pci_socket"};
+    using target = tlm_utils::simple_target_socket_optional<uncore_socket>;  // binding optional
+    target msr_socket{"msr_socket"};
+    target pci_socket{"pci_socket"};
     // Cores receiving a PMI (bit n = core n of this socket), for one UCLK cycle.
     // Binding it is optional.
     sc_core::sc_port<sc_core::sc_signal_inout_if<uint32_t>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> pmi{"pmi"};
@@ -69,11 +70,15 @@ private:
     register_table msr_table_;
     std::vector<pci_function> functions_;
 
-    sc_core::sc_signal<bool> global_freeze_sig_;
-    sc_core::sc_signal<unsigned> epoch_sig_;
-    sc_core::sc_signal<uint32_t> pmi_sig_;
-    std::vector<std::unique_ptr<sc_core::sc_signal<bool>>> armed_sig_;
-    std::vector<std::unique_ptr<sc_core::sc_signal<unsigned>>> ov_sig_;
+    // Register accesses arrive from the initiators' threads while the boxes'
+    // and the UBox's own processes also drive these: hence many writers.
+    template <typename T>
+    using signal = sc_core::sc_signal<T, sc_core::SC_MANY_WRITERS>;
+    signal<bool> global_freeze_sig_;
+    signal<unsigned> epoch_sig_;
+    signal<uint32_t> pmi_sig_;
+    std::vector<std::unique_ptr<signal<bool>>> armed_sig_;
+    std::vector<std::unique_ptr<signal<unsigned>>> ov_sig_;
     void forward_pmi();
 };
 

@@ -5,9 +5,14 @@ namespace pmonsim {
 uncore_system::uncore_system(sc_core::sc_module_name name, const uncore_config& cfg)
     : sc_module(name), cfg_(cfg) {
     cfg_.validate();
-    for (unsigned s = 0; s < cfg_.sockets; ++s)
-        sockets_.push_back(std::make_unique<uncore_socket>(("socket" + std::to_string(s)).c_str(),
-                                                           cfg_, s, &diags_));
+    for (unsigned s = 0; s < cfg_.sockets; ++s) {
+        const std::string n = std::to_string(s);
+        sockets_.push_back(std::make_unique<uncore_socket>(("socket" + n).c_str(), cfg_, s, &diags_));
+        msr_out_.push_back(std::make_unique<initiator>(("msr_out" + n).c_str()));
+        pci_out_.push_back(std::make_unique<initiator>(("pci_out" + n).c_str()));
+        msr_out_.back()->bind(sockets_.back()->msr_socket);
+        pci_out_.back()->bind(sockets_.back()->pci_socket);
+    }
     msr_socket.register_b_transport(this, &uncore_system::b_msr);
     pci_socket.register_b_transport(this, &uncore_system::b_pci);
 }
@@ -51,7 +56,7 @@ void uncore_system::b_msr(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     }
     const uint64_t a = gp.get_address();
     gp.set_address(a & 0xFFFFFFFFu);
-    sockets_[s]->b_msr(gp, delay);
+    (*msr_out_[s])->b_transport(gp, delay);
     gp.set_address(a);
 }
 
@@ -66,7 +71,7 @@ void uncore_system::b_pci(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
-    sockets_[s]->b_pci(gp, delay);
+    (*pci_out_[s])->b_transport(gp, delay);
 }
 
 }  // namespace pmonsim

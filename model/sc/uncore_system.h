@@ -8,6 +8,7 @@
 #include <memory>
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
@@ -18,8 +19,10 @@ namespace pmonsim {
 
 class uncore_system : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<uncore_system> msr_socket{"msr_socket"};
-    tlm_utils::simple_target_socket<uncore_system> pci_socket{"pci_socket"};
+    // Binding either socket is optional (the direct methods below work alone).
+    using target = tlm_utils::simple_target_socket_optional<uncore_system>;
+    target msr_socket{"msr_socket"};
+    target pci_socket{"pci_socket"};
 
     uncore_system(sc_core::sc_module_name name, const uncore_config& cfg);
 
@@ -43,6 +46,8 @@ private:
     uncore_config cfg_;
     diagnostic_sink diags_;
     std::vector<std::unique_ptr<uncore_socket>> sockets_;
+    using initiator = tlm_utils::simple_initiator_socket<uncore_system>;
+    std::vector<std::unique_ptr<initiator>> msr_out_, pci_out_;  // one pair per socket
 };
 
 }  // namespace pmonsim

@@ -66,6 +66,12 @@ const register_def* register_table::find(uint32_t offset) const {
     return nullptr;
 }
 
+const register_def* register_table::find_exact(uint32_t address) const {
+    for (const auto& r : regs)
+        if (r.offset == address) return &r;
+    return nullptr;
+}
+
 const register_def* register_table::find(const std::string& name) const {
     for (const auto& r : regs)
         if (r.name == name) return &r;

@@ -56,7 +56,8 @@ struct register_def {
 struct register_table {
     std::string title;  // e.g. "QPI link layer PMON function (D8:F2, D9:F2)"
     std::vector<register_def> regs;
-    const register_def* find(uint32_t offset) const;
+    const register_def* find(uint32_t offset) const;        // register covering a byte offset
+    const register_def* find_exact(uint32_t address) const; // register at an MSR address
     const register_def* find(const std::string& name) const;
 };
 

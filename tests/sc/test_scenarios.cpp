@@ -1,0 +1,205 @@
+// Scenario tests in the style of the manuals' setup sequences (329468-002
+// §2.1.2-2.1.4, 327043-001 §2.1): freeze, program, reset, unfreeze, count,
+// read; IVB-EP sampling by preload and ov_en with freeze propagation and PMI;
+// SNB-EP frz without frz_en.
+#include <gtest/gtest.h>
+
+#include "sc/sc_harness.h"
+
+namespace pmonsim {
+namespace {
+
+using test::run_script;
+using test::wait_ns;
+
+constexpr unsigned kBus = 0xFF;
+constexpr unsigned kQpiDev = 8, kPmon = 2, kFilter = 6;
+constexpr unsigned kR2Dev = 19, kR2Fn = 1;
+
+uint64_t read_ctr(uncore_system& s, unsigned dev, unsigned fn, unsigned i) {
+    const uint64_t lo = s.pci_read(kBus, dev, fn, 0xA0 + 8 * i, 4);
+    const uint64_t hi = s.pci_read(kBus, dev, fn, 0xA4 + 8 * i, 4);
+    return (hi << 32) | lo;
+}
+
+TEST(Scenario, IvbPreloadOverflowFreezesEveryBoxAndRaisesPmi) {
+    uncore_config cfg;  // ivb-ep, 2 GHz UCLK, 8 GT/s (1 GHz QCLK), latency 3
+    uncore_system sys("sys", cfg);
+    const clock_domain uclk(cfg.uclk_hz()), qclk(cfg.qclk_hz());
+    const uint64_t N = 1000;
+    run_script([&] {
+        sys.msr_write(0, 0xC00, 1u << 31);                         // frz_all
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xF4, 4, 0x30103);     // frz + reset ctrs/ctls
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xF4, 4, 0x30103);
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xD8, 4, 0x00500014);  // CLOCKTICKS, en, ov_en
+        const uint64_t preload = (1ull << 48) - N;
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xA0, 4, preload & 0xFFFFFFFF);
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xA4, 4, preload >> 32);
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xD8, 4, 0x00400001);   // R2PCIe CLOCKTICKS, en
+        sys.msr_write(0, 0xC08, 1u << 22);                         // UCLK fixed counter on
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xF4, 4, 0x30000);     // clear box freezes
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xF4, 4, 0x30000);
+        wait_ns(10.25);
+        const time_ps t0 = now_ps();
+        sys.msr_write(0, 0xC00, (1u << 29) | 0x6);                 // unfrz_all, PMI to cores 1, 2
+        wait_ns(5000);
+
+        // The QPI counter carried in its N-th cycle and stopped right after.
+        const cycle_t q0 = qclk.cycles_before(t0);
+        const time_ps e = qclk.cycle_start(q0 + N);
+        EXPECT_EQ(read_ctr(sys, kQpiDev, kPmon, 0), 0u);
+        EXPECT_EQ(sys.pci_read(kBus, kQpiDev, kPmon, 0xF8, 4), 0x1u);
+        uint64_t gs = 0;
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 1u << 22);
+        EXPECT_TRUE(sys.socket(0).global().frozen());
+        // Everything else counted until `latency` UCLK cycles after the carry.
+        const cycle_t u_stop = uclk.cycles_before(e) + cfg.freeze_latency;
+        const cycle_t u0 = uclk.cycles_before(t0);
+        EXPECT_EQ(read_ctr(sys, kR2Dev, kR2Fn, 0), u_stop - u0);
+        uint64_t fixed = 0;
+        ASSERT_TRUE(sys.msr_read(0, 0xC09, fixed));
+        EXPECT_EQ(fixed, u_stop - u0);
+        // 2 UCLK per QCLK, plus the latency, plus one UCLK cycle because the
+        // unfreeze at 10.25 ns lets UCLK count from 10.5 ns but QCLK from 11 ns.
+        EXPECT_EQ(u_stop - u0, 2 * N + 3 + 1);
+        auto& g = sys.socket(0).global();
+        EXPECT_EQ(g.pmi_count(0), 0u);
+        EXPECT_EQ(g.pmi_count(1), 1u);
+        EXPECT_EQ(g.pmi_count(2), 1u);
+        EXPECT_EQ(g.freezes(), 2u);  // frz_all at setup, then the overflow
+
+        // Re-arm (§2.1.4): reset, clear the status bits, reload, unfreeze.
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xF4, 4, 0x30002);
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xF8, 4, 0x1);
+        sys.msr_write(0, 0xC01, 1u << 22);
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xA0, 4, ((1ull << 48) - 10) & 0xFFFFFFFF);
+        sys.pci_write(kBus, kQpiDev, kPmon, 0xA4, 4, ((1ull << 48) - 10) >> 32);
+        sys.msr_write(0, 0xC00, (1u << 29) | 0x6);
+        wait_ns(100);
+        EXPECT_EQ(read_ctr(sys, kQpiDev, kPmon, 0), 0u);
+        EXPECT_EQ(g.pmi_count(1), 2u);
+        EXPECT_EQ(g.freezes(), 3u);
+    });
+}
+
+TEST(Scenario, IvbOverflowWhileGlobalBitSetRaisesNoNewFreeze) {
+    uncore_config cfg;
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        sys.msr_write(0, 0xC00, 0x1);                               // PMI to core 0
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xA0, 4, 0xFFFFFFFF - 9); // 2^44 - 10
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xA4, 4, 0xFFF);
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xD8, 4, 0x00500001);    // CLOCKTICKS, en, ov_en
+        wait_ns(100);
+        auto& g = sys.socket(0).global();
+        EXPECT_TRUE(g.frozen());
+        EXPECT_EQ(g.status(), 1u << 26);
+        EXPECT_EQ(g.pmi_count(0), 1u);
+        // Release the freeze but leave GLOBAL_STATUS.ov_rp set: the next
+        // overflow sets the box bit again but neither freezes nor interrupts.
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xF8, 4, 0x1);
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xA0, 4, 0xFFFFFFFF - 9);
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xA4, 4, 0xFFF);
+        sys.msr_write(0, 0xC00, (1u << 29) | 0x1);
+        wait_ns(100);  // 200 UCLK cycles: wraps after 10
+        EXPECT_FALSE(g.frozen());
+        EXPECT_EQ(g.pmi_count(0), 1u);
+        EXPECT_EQ(sys.pci_read(kBus, kR2Dev, kR2Fn, 0xF8, 4), 0x1u);
+        EXPECT_EQ(read_ctr(sys, kR2Dev, kR2Fn, 0), 190u);
+    });
+}
+
+TEST(Scenario, SnbFrzWithoutFrzEnDoesNotFreeze) {
+    uncore_config cfg;
+    cfg.cpu = cpu_model::snb_ep;
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xF4, 4, 0x100);          // frz alone
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xD8, 4, 0x00400001);     // CLOCKTICKS, en
+        wait_ns(50);                                                  // 100 UCLK cycles
+        EXPECT_EQ(read_ctr(sys, kR2Dev, kR2Fn, 0), 100u);
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xF4, 4, 0x10100);        // frz_en + frz
+        wait_ns(50);
+        EXPECT_EQ(read_ctr(sys, kR2Dev, kR2Fn, 0), 100u);
+        EXPECT_EQ(sys.pci_read(kBus, kR2Dev, kR2Fn, 0xF4, 4), 0x10100u);  // reads back
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xF4, 4, 0x10000);        // unfreeze
+        wait_ns(50);
+        EXPECT_EQ(read_ctr(sys, kR2Dev, kR2Fn, 0), 200u);
+        // No global registers on SNB-EP: an access is the model's #GP.
+        uint64_t v = 0;
+        EXPECT_FALSE(sys.msr_read(0, 0xC00, v));
+        EXPECT_FALSE(sys.msr_write(0, 0xC01, 0));
+        // A carry sets BOX_STATUS even without ov_en, and nothing freezes.
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xA0, 4, 0xFFFFFFFF - 4);
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xA4, 4, 0xFFF);
+        wait_ns(50);
+        EXPECT_EQ(sys.pci_read(kBus, kR2Dev, kR2Fn, 0xF8, 4), 0x1u);
+        EXPECT_EQ(read_ctr(sys, kR2Dev, kR2Fn, 0), 95u);
+    });
+}
+
+TEST(Scenario, UncoreFreezeStopsUboxCountersAndStartFrozenReadsZero) {
+    uncore_config cfg;
+    cfg.start_frozen = true;
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        sys.msr_write(0, 0xC08, 1u << 22);
+        sys.msr_write(0, 0xC10, 0x00400000);  // ev_sel 0: enabled, no event
+        wait_ns(100);
+        uint64_t v = 1;
+        sys.msr_read(0, 0xC09, v);
+        EXPECT_EQ(v, 0u);  // software that never writes unfrz_all reads zeros
+        sys.msr_write(0, 0xC00, 1u << 29);
+        wait_ns(100);
+        sys.msr_read(0, 0xC09, v);
+        EXPECT_EQ(v, 200u);
+        sys.msr_write(0, 0xC00, 1u << 31);
+        wait_ns(100);
+        sys.msr_read(0, 0xC09, v);
+        EXPECT_EQ(v, 200u);
+        sys.msr_read(0, 0xC16, v);
+        EXPECT_EQ(v, 0u);
+        // Both actions in one write: frz_all wins, with a diagnostic.
+        const size_t before = sys.diagnostics().records().size();
+        sys.msr_write(0, 0xC00, (1u << 31) | (1u << 29));
+        EXPECT_TRUE(sys.socket(0).global().frozen());
+        ASSERT_EQ(sys.diagnostics().records().size(), before + 1);
+        EXPECT_NE(sys.diagnostics().records().back().reason.find("frz_all wins"), std::string::npos);
+    });
+}
+
+TEST(Scenario, PciDiscoveryAndAccessRules) {
+    uncore_config cfg;
+    cfg.sockets = 2;
+    cfg.qpi_ports = 3;
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        EXPECT_EQ(sys.pci_read(0xFF, 8, 2, 0, 4), 0x0E328086u);
+        EXPECT_EQ(sys.pci_read(0x7F, 9, 2, 0, 4), 0x0E338086u);
+        EXPECT_EQ(sys.pci_read(0x7F, 24, 2, 2, 2), 0x0E3Au);
+        EXPECT_EQ(sys.pci_read(0xFF, 19, 1, 0, 4), 0x0E348086u);
+        EXPECT_EQ(sys.pci_read(0xFF, 8, 6, 0, 4), 0x0E868086u);
+        EXPECT_EQ(sys.pci_read(0xFF, 8, 0, 0xD4, 4), 5u);      // 8.0 GT/s
+        EXPECT_EQ(sys.pci_read(0xFF, 20, 0, 0, 4), 0xFFFFFFFFu); // no such function
+        EXPECT_EQ(sys.pci_read(0x3F, 8, 2, 0, 2), 0xFFFFu);       // no such bus
+        // An unmodelled offset in an existing function reads 0 and is reported.
+        EXPECT_EQ(sys.pci_read(0xFF, 8, 2, 0x40, 4), 0u);
+        ASSERT_FALSE(sys.diagnostics().records().empty());
+        EXPECT_EQ(sys.diagnostics().records().back().box, "qpi0");
+        // cpu 16 is socket 1 with 16 cpus per socket.
+        sys.msr_write(16, 0xC08, 1u << 22);
+        wait_ns(10);
+        uint64_t s0 = 0, s1 = 0;
+        sys.msr_read(0, 0xC09, s0);
+        sys.msr_read(31, 0xC09, s1);
+        EXPECT_EQ(s0, 0u);
+        EXPECT_EQ(s1, 20u);
+        // Byte access to a counter control.
+        sys.pci_write(0xFF, 19, 1, 0xDA, 1, 0x40);  // en is bit 22 = byte 2 bit 6
+        EXPECT_EQ(sys.pci_read(0xFF, 19, 1, 0xD8, 4), 0x00400000u);
+    });
+}
+
+}  // namespace
+}  // namespace pmonsim
