@@ -168,7 +168,15 @@ std::string box_core::event_name(unsigned i) const {
     for (const auto& u : ed.umasks)
         if (u.value == umask) return ed.name + "." + u.name;
     if (umask == 0) return ed.name;
-    return ed.name + ":" + hex(umask);
+    std::string bits;  // an unnamed combination: the names of its bits
+    for (int b = 0; b < 8; ++b) {
+        if (!(umask & (1u << b))) continue;
+        std::string one = hex(1u << b);
+        for (const auto& u : ed.umasks)
+            if (u.value == (1u << b)) one = u.name;
+        bits += (bits.empty() ? "" : "|") + one;
+    }
+    return ed.name + "." + bits;
 }
 
 bool box_core::frozen() const {

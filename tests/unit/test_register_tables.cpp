@@ -284,7 +284,9 @@ void check_table(const register_table& t, const std::vector<exp_reg>& expected,
         EXPECT_EQ(r->offset, e.offset);
         EXPECT_EQ(t.find(e.offset), r) << "lookup by offset";
         EXPECT_EQ(r->size, e.size);
-        if (e.name != "QPI_RATE_STATUS") EXPECT_EQ(r->reset, e.reset);
+        if (e.name != "QPI_RATE_STATUS") {
+            EXPECT_EQ(r->reset, e.reset);
+        }
 
         std::set<field_key> want, got;
         uint64_t want_rv = 0;
@@ -514,7 +516,9 @@ TEST(TableBox, ResetValuesReadBack) {
             // Literal resets: everything 0 except the PCI ID dword (0x8086 + DID).
             const uint64_t want = r.role == reg_role::vendor_device ? r.reset : 0;
             EXPECT_EQ(rd(*t, r), want);
-            if (r.role == reg_role::vendor_device) EXPECT_EQ(rd(*t, r) & 0xFFFF, 0x8086u);
+            if (r.role == reg_role::vendor_device) {
+                EXPECT_EQ(rd(*t, r) & 0xFFFF, 0x8086u);
+            }
         }
         EXPECT_TRUE(t->diags.records().empty());
     }
