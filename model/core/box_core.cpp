@@ -35,6 +35,7 @@ std::string hex(uint64_t v) {
 register_table only_roles(const register_table& t, std::initializer_list<reg_role> roles) {
     register_table out;
     out.title = t.title;
+    out.msr_space = t.msr_space;
     for (const auto& r : t.regs)
         if (std::find(roles.begin(), roles.end(), r.role) != roles.end()) out.regs.push_back(r);
     return out;
@@ -108,8 +109,10 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     }
     // CLOCKTICKS is the box's own clock: one per cycle, never from a trace.
     if (spec_.catalog)
-        if (auto e = spec_.catalog->find("CLOCKTICKS"))
-            post_step(0, *spec_.catalog->input_of(*e, -1), 1);
+        if (auto e = spec_.catalog->find("CLOCKTICKS")) {
+            clock_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
+            steps_[0].push_back({static_cast<unsigned>(clock_input_), 1});
+        }
     for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);
 }
 
@@ -200,6 +203,8 @@ bool box_core::counter_counts(unsigned i) const {
 
 void box_core::post_step(cycle_t from, unsigned input, int64_t delta) {
     if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
+    if (static_cast<int>(input) == clock_input_)
+        throw std::invalid_argument(spec_.name + ": CLOCKTICKS counts the box's own clock and cannot be driven");
     if (from < cur_)
         throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
                                " but the box is already at cycle " + std::to_string(cur_));

@@ -152,6 +152,7 @@ private:
     std::map<cycle_t, std::vector<step>> steps_;
     std::map<cycle_t, std::vector<uint64_t>> headers_;
     int cto_input_ = -1;
+    int clock_input_ = -1;  // CLOCKTICKS: driven by the box itself
     uint32_t cto_now_ = 0;
     cycle_t cto_expire_ = 0;
 };

@@ -100,7 +100,7 @@ static box_module* msr_owner(std::vector<std::unique_ptr<box_module>>& boxes, re
 }
 
 bool uncore_socket::msr_read(uint32_t msr, uint64_t& value) {
-    const register_def* r = msr_table_.find_exact(msr);
+    const register_def* r = msr_table_.find(msr);
     if (!r) {
         char b[64];
         std::snprintf(b, sizeof b, "MSR 0x%x", msr);
@@ -114,7 +114,7 @@ bool uncore_socket::msr_read(uint32_t msr, uint64_t& value) {
 }
 
 bool uncore_socket::msr_write(uint32_t msr, uint64_t value) {
-    const register_def* r = msr_table_.find_exact(msr);
+    const register_def* r = msr_table_.find(msr);
     if (!r) {
         char b[64];
         std::snprintf(b, sizeof b, "MSR 0x%x", msr);

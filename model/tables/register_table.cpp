@@ -62,13 +62,8 @@ std::vector<std::string> write_problems(const register_def& r, uint64_t value, u
 
 const register_def* register_table::find(uint32_t offset) const {
     for (const auto& r : regs)
-        if (offset >= r.offset && offset < r.offset + r.size) return &r;
-    return nullptr;
-}
-
-const register_def* register_table::find_exact(uint32_t address) const {
-    for (const auto& r : regs)
-        if (r.offset == address) return &r;
+        if (msr_space ? offset == r.offset : offset >= r.offset && offset < r.offset + r.size)
+            return &r;
     return nullptr;
 }
 

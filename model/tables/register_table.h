@@ -56,8 +56,11 @@ struct register_def {
 struct register_table {
     std::string title;  // e.g. "QPI link layer PMON function (D8:F2, D9:F2)"
     std::vector<register_def> regs;
-    const register_def* find(uint32_t offset) const;        // register covering a byte offset
-    const register_def* find_exact(uint32_t address) const; // register at an MSR address
+    // MSR space: an address names one whole register (0xC08 and 0xC09 are two
+    // 8-byte registers); PCI space: offsets are bytes.
+    bool msr_space = false;
+    // The register at an MSR address, or covering a PCI byte offset.
+    const register_def* find(uint32_t offset) const;
     const register_def* find(const std::string& name) const;
 };
 

@@ -57,6 +57,7 @@ register_def counter(const char* name, uint32_t msr, unsigned width, reg_role ro
 register_table ubox_register_table(cpu_model cpu) {
     register_table t;
     t.title = "UBox PMON MSRs";
+    t.msr_space = true;
     t.regs.push_back({"U_MSR_PMON_UCLK_FIXED_CTL", 0xC08, 8, 0, reg_role::fixed_ctl, 0,
                       ubox_fixed_ctl_fields(cpu)});
     t.regs.push_back(counter("U_MSR_PMON_UCLK_FIXED_CTR", 0xC09, 48, reg_role::fixed_ctr, 0));

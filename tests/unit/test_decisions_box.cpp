@@ -13,6 +13,12 @@
 // Every expected number below is worked out by hand from the stimulus in the
 // test (cycle ranges are half-open [from, to)); none is read back from the
 // model to be compared with itself.
+//
+// Stimulus notes: CLOCKTICKS (R2PCIe 0x01, QPI 0x14) is the box's own clock in
+// box_core (one per cycle, posted by the constructor), so tests that need a
+// 0/1 input they control use RING_AD_USED (R2PCIe), LOCK_CYCLES (UBox) or
+// RxL_OCCUPANCY (QPI, up to 128 per cycle) instead. The conditioning
+// functions of core/conditioning.h are also checked directly (DecisionThresh).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -24,6 +30,7 @@
 
 #include "core/box_core.h"
 #include "core/clock.h"
+#include "core/conditioning.h"
 
 namespace pmonsim {
 namespace {
@@ -95,7 +102,10 @@ public:
     }
     // Drive every input of the catalog with 1 during [from, from + n).
     void drive_all_inputs(cycle_t from, uint64_t n) {
-        for (unsigned i = 0; i < box.spec().catalog->input_count(); ++i) box.post_run(from, n, i, 1);
+        const event_catalog& cat = *box.spec().catalog;
+        for (unsigned i = 0; i < cat.input_count(); ++i)
+            if (cat.events()[cat.input(i).event].name != "CLOCKTICKS")  // driven by the box
+                box.post_run(from, n, i, 1);
     }
     size_t diag_count() const { return diags.records().size(); }
     const diagnostic& last_diag() const { return diags.records().back(); }
@@ -268,6 +278,49 @@ TEST(DecisionThresh, CompareIsGreaterOrEqual) {
     }
 }
 
+// The conditioning pipeline itself (core/conditioning.h), per cycle: the
+// literal adds of DECISIONS.md's rule for short increment sequences.
+TEST(DecisionThresh, ConditionCyclePerCycleRule) {
+    auto adds = [](conditioning c, std::vector<uint32_t> incs) {
+        std::vector<uint64_t> out;
+        bool prev = false;
+        for (uint32_t inc : incs) out.push_back(condition_cycle(c, inc, prev));
+        return out;
+    };
+    using v = std::vector<uint64_t>;
+    const std::vector<uint32_t> seq = {0, 2, 3, 4, 3, 0, 5, 1};
+    EXPECT_EQ(adds({0, false, false}, seq), (v{0, 2, 3, 4, 3, 0, 5, 1}));  // raw
+    EXPECT_EQ(adds({0, true, true}, seq), (v{0, 2, 3, 4, 3, 0, 5, 1}));    // still raw
+    EXPECT_EQ(adds({3, false, false}, seq), (v{0, 0, 1, 1, 1, 0, 1, 0}));  // inc >= 3
+    EXPECT_EQ(adds({3, true, false}, seq), (v{1, 1, 0, 0, 0, 1, 0, 1}));   // inc < 3
+    EXPECT_EQ(adds({3, false, true}, seq), (v{0, 0, 1, 0, 0, 0, 1, 0}));   // rises of >= 3
+    EXPECT_EQ(adds({3, true, true}, seq), (v{1, 0, 0, 0, 0, 1, 0, 1}));    // rises of < 3
+    // thresh 0 leaves the edge state alone.
+    bool prev = true;
+    EXPECT_EQ(condition_cycle({0, false, true}, 0, prev), 0u);
+    EXPECT_TRUE(prev);
+}
+
+// The closed form over a run of n equal increments agrees with n single
+// cycles, for every setting, increment and incoming edge state.
+TEST(DecisionThresh, ConditionRunMatchesCycleByCycle) {
+    for (uint32_t th : {0u, 1u, 2u, 5u})
+        for (bool invert : {false, true})
+            for (bool edge : {false, true})
+                for (uint32_t inc : {0u, 1u, 2u, 5u, 7u})
+                    for (bool prev0 : {false, true})
+                        for (uint64_t n : {1u, 2u, 9u}) {
+                            const conditioning c{th, invert, edge};
+                            bool prev = prev0;
+                            uint64_t sum = 0;
+                            for (uint64_t k = 0; k < n; ++k) sum += condition_cycle(c, inc, prev);
+                            const run_adds a = condition_run(c, inc, prev0);
+                            EXPECT_EQ(a.first + a.rest * (n - 1), sum)
+                                << th << invert << edge << " inc " << inc << " prev " << prev0 << " n " << n;
+                            EXPECT_EQ(condition_after_run(c, inc, prev0), prev);
+                        }
+}
+
 // The UBox threshold is 5 bits (28:24), the PCI boxes' 8 bits (31:24).
 TEST(DecisionThresh, ThresholdWidthByBox) {
     rig u(box_kind::ubox, snb);
@@ -394,15 +447,18 @@ TEST(DecisionEdge, PreviousCompareRestartsOnEveryCtlWrite) {
 TEST(DecisionEdge, PreviousCompareHoldsWhileBoxFrozen) {
     for (cpu_model cpu : {snb, ivb}) {
         SCOPED_TRACE(cpu == snb ? "snb" : "ivb");
-        // c = 1 in [0,5), 0 in [5,8), 1 in [8,20). Frozen in [4,10): the
-        // 1 -> 0 -> 1 wiggle inside the freeze must not be seen, so at cycle
-        // 10 c is still the 1 of cycle 3: no new rise.
-        auto run = [&](bool freeze) {
+        // c = 1 in [0,5), 0 in [5,back), 1 in [back,20); frozen in [4,10).
+        // Held, c stays the 1 of cycle 3 through the freeze, so cycle 10 is no
+        // rise whether the input came back inside the freeze (back = 8) or
+        // exactly at the unfreeze (back = 10); a c that followed the input
+        // while frozen would see 0 and count a rise in the second case.
+        auto run = [&](bool freeze, cycle_t back) {
             rig r(box_kind::r2pcie, cpu);
             // RING_AD_USED bit 0 (CW_EVEN / CW_VR0_EVEN): a 0/1 per-cycle input.
-            const unsigned ring = r.box.spec().catalog->input_of(*r.box.spec().catalog->find(0x07, false), 0).value();
+            const event_catalog& cat = *r.box.spec().catalog;
+            const unsigned ring = cat.input_of(*cat.find(0x07, false), 0).value();
             r.box.post_run(0, 5, ring, 1);
-            r.box.post_run(8, 12, ring, 1);
+            r.box.post_run(back, 20 - back, ring, 1);
             r.write("CTL0", en | edge | thresh(1) | umask(0x01) | ev(0x07), 0);
             if (freeze) {
                 r.write("BOX_CTL", cpu == snb ? snb_frz : ivb_frz, 4);
@@ -411,8 +467,10 @@ TEST(DecisionEdge, PreviousCompareHoldsWhileBoxFrozen) {
             }
             return r.read("CTR0", 20);
         };
-        EXPECT_EQ(run(false), 2u);  // rises at 0 and 8
-        EXPECT_EQ(run(true), 1u);   // rise at 0 only
+        EXPECT_EQ(run(false, 8), 2u);   // rises at 0 and 8
+        EXPECT_EQ(run(false, 10), 2u);  // rises at 0 and 10
+        EXPECT_EQ(run(true, 8), 1u);    // rise at 0 only
+        EXPECT_EQ(run(true, 10), 1u);   // rise at 0 only
     }
 }
 
@@ -421,7 +479,7 @@ TEST(DecisionEdge, PreviousCompareHoldsUnderGlobalFreeze) {
     rig r(box_kind::ubox, ivb);
     const unsigned in = r.input("LOCK_CYCLES");
     r.box.post_run(0, 5, in, 1);
-    r.box.post_run(8, 12, in, 1);
+    r.box.post_run(10, 10, in, 1);  // low through the freeze, high again at the release
     r.write("CTL0", en | edge | thresh(1) | ev(0x44), 0);
     r.box.advance_to(4);
     r.box.set_global_freeze(true, r.at(4));
@@ -572,6 +630,22 @@ TEST(DecisionEvent, UboxEvSelZeroCountsNothingWithoutDiagnostic) {
     rig p(box_kind::r2pcie, ivb);
     p.write("CTL0", en, 0);
     EXPECT_EQ(p.diag_count(), 1u);
+}
+
+// CLOCKTICKS (R2PCIe 0x01, QPI 0x14) is the box's own clock in this model:
+// one per cycle with no trace input (box_core's constructor posts it). This
+// pins that project choice; DECISIONS.md itself only says that non-packet
+// events come from event traces.
+TEST(DecisionEvent, ClockticksCountsEveryCycleOfTheBoxClock) {
+    rig p(box_kind::r2pcie, snb, 0, 2000000000ull);
+    rig q(box_kind::qpi, ivb, 1, 900000000ull);
+    p.write("CTL3", en | ev(0x01), 10);
+    q.write("CTL3", en | ev(0x14), 10);
+    // 1 us after the write: 2000 UCLK cycles at 2 GHz, 900 QCLK cycles at 0.9 GHz.
+    EXPECT_EQ(p.read_t("CTR3", p.at(10) + 1000000), 2000u);
+    EXPECT_EQ(q.read_t("CTR3", q.at(10) + 1000000), 900u);
+    EXPECT_EQ(p.read("CTR3", 3010), 3000u);
+    EXPECT_EQ(q.read("CTR3", 1010), 1000u);
 }
 
 TEST(DecisionEvent, UnknownEventCountsNothingAndIsDiagnosed) {
@@ -820,7 +894,7 @@ constexpr uint64_t opc(uint64_t v) { return v << 5; }
 constexpr uint64_t dnid(uint64_t v) { return v << 13; }
 constexpr uint64_t rds(uint64_t v) { return v << (32 + 16); }
 constexpr uint64_t rnid_lo(uint64_t v) { return v << 32; }
-constexpr uint64_t MC_DRS = 0xE, MC_NCB = 0xC, MC_HOM0 = 0x0;
+constexpr uint64_t mc_drs = 0xE, mc_ncb = 0xC, mc_hom0 = 0x0;
 
 constexpr uint32_t cto = en | ext | ev(0x38);
 
@@ -830,11 +904,11 @@ TEST(DecisionCto, CountsMatchingReceivedHeadersUpToTwoPerCycle) {
         rig r(box_kind::qpi, cpu, 1);
         r.write("PKT_MATCH0", 0x1C00, 0);  // MC = DRS, any opcode (DRS.AnyResp)
         r.write("PKT_MASK0", 0x1E00, 0);
-        r.box.post_rx_header(2, mc(MC_DRS) | opc(0));
-        r.box.post_rx_header(2, mc(MC_DRS) | opc(1));
-        r.box.post_rx_header(3, mc(MC_NCB));
-        r.box.post_rx_header(5, mc(MC_DRS) | opc(8));
-        r.box.post_rx_header(5, mc(MC_HOM0));
+        r.box.post_rx_header(2, mc(mc_drs) | opc(0));
+        r.box.post_rx_header(2, mc(mc_drs) | opc(1));
+        r.box.post_rx_header(3, mc(mc_ncb));
+        r.box.post_rx_header(5, mc(mc_drs) | opc(8));
+        r.box.post_rx_header(5, mc(mc_hom0));
         r.write("CTL0", cto, 0);
         r.write("CTL1", cto | thresh(2), 0);  // cycles in which both slots matched
         r.write("CTL2", en | ev(0x38), 0);     // no ext: not an event
@@ -854,9 +928,9 @@ TEST(DecisionCto, MaskZeroMatchesEveryPacket) {
     rig r(box_kind::qpi, ivb);
     r.write("PKT_MATCH0", 0x1C00, 0);  // match bits without a mask are not compared
     r.write("PKT_MATCH1", 0x80000, 0);
-    r.box.post_rx_header(1, mc(MC_NCB));
-    r.box.post_rx_header(1, mc(MC_HOM0) | dnid(3));
-    r.box.post_rx_header(4, rds(0x4) | mc(MC_DRS));
+    r.box.post_rx_header(1, mc(mc_ncb));
+    r.box.post_rx_header(1, mc(mc_hom0) | dnid(3));
+    r.box.post_rx_header(4, rds(0x4) | mc(mc_drs));
     r.write("CTL3", cto, 0);
     EXPECT_EQ(r.read("CTR3", 10), 3u);
 }
@@ -869,7 +943,7 @@ TEST(DecisionCto, MatchRuleCoversBothHalves) {
     r.write("PKT_MASK0", 0x1FE0 | (0x1Fu << 13), 0);
     r.write("PKT_MATCH1", 0x80000 | 0x2, 0);        // RDS = M, RNID[3:0] = 2
     r.write("PKT_MASK1", 0xF0000 | 0xF, 0);
-    const uint64_t good = rds(0x8) | rnid_lo(2) | dnid(5) | mc(MC_DRS) | opc(0);
+    const uint64_t good = rds(0x8) | rnid_lo(2) | dnid(5) | mc(mc_drs) | opc(0);
     r.box.post_rx_header(1, good);                                   // match
     r.box.post_rx_header(2, good ^ rds(0x8 ^ 0x4));                  // RDS = E
     r.box.post_rx_header(3, good ^ rnid_lo(1));                      // RNID 3
@@ -888,13 +962,13 @@ TEST(DecisionCto, FilterWriteGovernsLaterHeaders) {
     r.write("PKT_MATCH0", 0x1C00, 0);
     r.write("PKT_MASK0", 0x1E00, 0);
     r.write("CTL0", cto, 0);
-    r.box.post_rx_header(2, mc(MC_DRS));
-    r.box.post_rx_header(2, mc(MC_NCB));
-    r.box.post_rx_header(5, mc(MC_DRS));
-    r.box.post_rx_header(5, mc(MC_NCB));
+    r.box.post_rx_header(2, mc(mc_drs));
+    r.box.post_rx_header(2, mc(mc_ncb));
+    r.box.post_rx_header(5, mc(mc_drs));
+    r.box.post_rx_header(5, mc(mc_ncb));
     r.write("PKT_MATCH0", 0x1800, 4);  // NCB from cycle 4 on
     EXPECT_EQ(r.read("CTR0", 10), 2u);  // DRS in cycle 2, NCB in cycle 5
-    EXPECT_TRUE(r.box.filter_matches(mc(MC_NCB)));
+    EXPECT_TRUE(r.box.filter_matches(mc(mc_ncb)));
 }
 
 // ===========================================================================
@@ -985,6 +1059,23 @@ TEST(DecisionDiag, DiagnosticsDoNotChangeCounts) {
     EXPECT_EQ(quiet.counter_value(0), 11u);
     EXPECT_EQ(loud.box.counter_value(0), 11u);
     EXPECT_EQ(loud.diag_count(), 2u);  // reserved bit 19, and edge/invert with thresh 0
+}
+
+}  // namespace
+}  // namespace pmonsim
+
+namespace pmonsim {
+namespace {
+
+// CLOCKTICKS is the box's clock: a trace cannot drive it (it would double count).
+TEST(DecisionEvent, ClockticksCannotBeDrivenFromOutside) {
+    box_spec spec = make_box_spec(box_kind::r2pcie, cpu_model::ivb_ep, 0);
+    box_core box(spec, clock_domain(1000000000ull), nullptr);
+    const unsigned clk = *spec.catalog->find_input("CLOCKTICKS", "");
+    EXPECT_THROW(box.post_run(0, 10, clk, 1), std::invalid_argument);
+    EXPECT_THROW(box.post_step(0, clk, 1), std::invalid_argument);
+    box.advance_to(5);
+    EXPECT_EQ(box.input_value(clk), 1u);
 }
 
 }  // namespace
