@@ -46,7 +46,7 @@ struct box_spec {
     int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
     uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)
     const event_catalog* catalog = nullptr;
-    // The registers this box owns (pointers into `table`).
+    // The registers this box owns.
     register_table table;
 };
 

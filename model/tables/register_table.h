@@ -1,8 +1,8 @@
 // Registers as data: every PMON register of a box, with its fields, attributes
 // and reset value, per personality. The tables (ubox_registers.cpp,
-// pci_box_registers.cpp, qpi_registers.cpp) follow the field tables of
-// 327043-001 and 329468-002 as settled by DECISIONS.md; the generic access
-// semantics (RW, RW1C, WO pulses, reserved bits) live in register_file.
+// pci_box_registers.cpp) follow the field tables of
+// 327043-001 and 329468-002 as settled by DECISIONS.md; the generic write
+// semantics (RW, RW1C, WO pulses, reserved bits) are the free functions below.
 #pragma once
 #include <cstdint>
 #include <string>
