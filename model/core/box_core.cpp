@@ -100,7 +100,7 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
 }
 
 box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, unsigned socket)
-    : spec_(std::move(spec)), clock_(clock), diags_(diags), socket_(socket), ctr_(spec_.counters) {
+    : spec_ptr_(std::make_shared<const box_spec>(std::move(spec))), spec_(*spec_ptr_), clock_(clock), diags_(diags), socket_(socket), ctr_(spec_.counters) {
     unsigned n_inputs = spec_.catalog ? spec_.catalog->input_count() : 0;
     inputs_.assign(n_inputs, 0);
     if (spec_.kind == box_kind::qpi && spec_.catalog) {
@@ -316,7 +316,7 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
             adds[i] = condition_run(c.cond, incs[i], c.prev);
             if (message_capable(c)) {
                 uint64_t k = carry_index(c.value, adds[i], n, spec_.width);
-                if (k < n && k + 1 < run + (who < 0 ? 1 : 0)) {
+                if (k < n && (who < 0 ? k + 1 <= run : k + 1 < run)) {
                     run = k + 1;
                     who = static_cast<int>(i);
                 }
@@ -355,59 +355,14 @@ std::optional<overflow_message> box_core::sync(time_ps t, bool stop_on_message) 
 }
 
 std::optional<cycle_t> box_core::predict_message() const {
-    // Dry run of advance_to on copies of the small mutable state.
     bool any = false;
     for (const counter& c : ctr_) any |= c.en && c.counts && message_capable(c);
-    if (!any) return std::nullopt;
-    struct lite { uint64_t value; bool prev; };
-    std::vector<lite> st;
-    for (const counter& c : ctr_) st.push_back({c.value, c.prev});
-    std::vector<uint64_t> in = inputs_;
-    cycle_t cur = cur_;
-    uint64_t cto = cto_now_;
-    cycle_t cto_expire = cto_expire_;
-    auto sit = steps_.begin();
-    auto hit = headers_.begin();
-    const uint64_t wmask = width_mask(spec_.width);
-    const bool is_frozen = frozen();  // freeze changes only through the owner
-    if (is_frozen) return std::nullopt;
-    for (;;) {
-        if (cur >= cto_expire) cto = 0;
-        if (sit != steps_.end() && sit->first <= cur) {
-            for (const step& s : sit->second) in[s.input] += s.delta;
-            ++sit;
-        }
-        if (hit != headers_.end() && hit->first <= cur) {
-            cto = 0;
-            for (uint64_t f : hit->second) cto += filter_matches(f);
-            cto_expire = hit->first + 1;
-            ++hit;
-        }
-        cycle_t next = std::numeric_limits<cycle_t>::max();
-        if (sit != steps_.end()) next = std::min(next, sit->first);
-        if (hit != headers_.end()) next = std::min(next, hit->first);
-        if (cto && cto_expire > cur) next = std::min(next, cto_expire);
-        const uint64_t n = next - cur;
-        uint64_t best = n;
-        for (unsigned i = 0; i < ctr_.size(); ++i) {
-            const counter& c = ctr_[i];
-            if (!c.en || !c.counts) continue;
-            uint32_t inc = increment_of(c, in);
-            if (cto_input_ >= 0 && cto &&
-                std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
-                inc += static_cast<uint32_t>(cto);
-            run_adds a = condition_run(c.cond, inc, st[i].prev);
-            if (message_capable(c)) best = std::min(best, carry_index(st[i].value, a, n, spec_.width));
-            if (best < n) continue;
-            const unsigned __int128 sum =
-                st[i].value + a.first + static_cast<unsigned __int128>(a.rest) * (n - 1);
-            st[i].value = static_cast<uint64_t>(sum) & wmask;
-            st[i].prev = condition_after_run(c.cond, inc, st[i].prev);
-        }
-        if (best < n) return cur + best;
-        if (next == std::numeric_limits<cycle_t>::max()) return std::nullopt;
-        cur = next;
-    }
+    if (!any || frozen()) return std::nullopt;  // freeze changes only through the owner
+    // The same walk on a trial copy, to the end of time or the first message.
+    box_core trial(*this);
+    trial.diags_ = nullptr;
+    if (auto m = trial.advance_to(std::numeric_limits<cycle_t>::max(), true)) return m->cycle;
+    return std::nullopt;
 }
 
 void box_core::set_global_freeze(bool on, time_ps now) {

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -135,7 +136,9 @@ private:
     bool message_capable(const counter& c) const;
     uint64_t count_matches(cycle_t c) const;
 
-    box_spec spec_;
+    // Shared so that the trial copy made by predict_message() is cheap.
+    std::shared_ptr<const box_spec> spec_ptr_;
+    const box_spec& spec_;
     clock_domain clock_;
     diagnostic_sink* diags_;
     unsigned socket_;
