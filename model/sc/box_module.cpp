@@ -27,6 +27,7 @@ void box_module::sync() {
         self_frozen_ = true;
         core_.set_armed(false);
         core_.set_global_freeze(true, t);
+        if (sink_) sink_();
     }
 }
 

@@ -1,13 +1,15 @@
 // One PMON box as a SystemC module around box_core (UBox general counters,
 // UBox fixed counter, R2PCIe, or a QPI port with its link and filter).
 //
-// Freeze and overflow travel as signals (329468-002 §2.1.1): the box raises
-// `ov_msg` (a message count) when an ov_en counter carries out while `armed`
-// (its GLOBAL_STATUS bit is clear), freezes itself from the next cycle, and
+// Freeze and overflow (329468-002 §2.1.1): when an ov_en counter carries out
+// while `armed` (its GLOBAL_STATUS bit is clear) the box hands the message to
+// the UBox's global control at once (set_message_sink), counts it on `ov_msg`
+// for observers and waveforms, freezes itself from the next cycle, and
 // obeys `global_freeze` from the UBox; `unfreeze_epoch` changes on every
 // unfrz_all and releases that early self-freeze. The box has no clocked
 // process: it wakes only at a predicted overflow message or a signal change.
 #pragma once
+#include <functional>
 #include <memory>
 #include <systemc>
 
@@ -40,6 +42,9 @@ public:
     // The first cycle of this box that starts at or after the current time.
     cycle_t now_cycle() const;
 
+    // Where overflow messages go (the UBox's global control).
+    void set_message_sink(std::function<void()> sink) { sink_ = std::move(sink); }
+
     // Bring the box up to the current time (handling a due message).
     void sync();
     uint64_t messages() const { return messages_; }
@@ -53,6 +58,7 @@ private:
     sc_core::sc_event wake_;
     bool self_frozen_ = false;
     uint64_t messages_ = 0;
+    std::function<void()> sink_;
 };
 
 }  // namespace pmonsim

@@ -7,13 +7,10 @@ namespace pmonsim {
 global_pmon::global_pmon(sc_core::sc_module_name name, std::vector<int> bits,
                          std::vector<std::string> names, clock_domain uclk, unsigned latency,
                          bool start_frozen, diagnostic_sink* diags, unsigned socket)
-    : sc_module(name), ov_msg("ov_msg", bits.size()), armed("armed", bits.size()),
-      bits_(std::move(bits)), names_(std::move(names)), seen_(bits_.size(), 0), uclk_(uclk),
+    : sc_module(name), armed("armed", bits.size()),
+      bits_(std::move(bits)), names_(std::move(names)), uclk_(uclk),
       latency_(latency), diags_(diags), socket_(socket), freeze_(start_frozen) {
     SC_HAS_PROCESS(global_pmon);
-    SC_METHOD(on_message);
-    for (auto& p : ov_msg) sensitive << p;
-    dont_initialize();
     SC_METHOD(on_distribute);
     sensitive << distribute_;
     dont_initialize();
@@ -28,29 +25,24 @@ void global_pmon::diag(const register_def& r, uint64_t value, const std::string&
     diags_->report({uclk_.cycles_before(t), t, socket_, "ubox", r.name, value, why});
 }
 
-void global_pmon::on_message() {
+void global_pmon::overflow(size_t b) {
     const time_ps t = now_ps();
-    for (size_t b = 0; b < ov_msg.size(); ++b) {
-        const unsigned v = ov_msg[b].read();
-        if (v == seen_[b]) continue;
-        seen_[b] = v;
-        if (bits_[b] < 0 || (status_ >> bits_[b]) & 1u) continue;  // no new freeze or PMI
-        status_ |= 1u << bits_[b];
-        armed[b].write(false);
-        if (!freeze_) {
-            freeze_ = true;
-            ++freezes_;
-            // Every other box stops `latency` UCLK cycles after the carry.
-            const time_ps at = uclk_.cycle_start(uclk_.cycles_before(t) + latency_);
-            distribute_.notify(from_ps(at - t));
-        }
-        const uint32_t cores = ctl_ & 0x7FFFu;
-        if (cores) {
-            for (unsigned c = 0; c < 15; ++c)
-                if (cores & (1u << c)) ++pmi_count_[c];
-            pmi.write(cores);
-            pmi_end_.notify(from_ps(uclk_.cycle_start(uclk_.cycles_before(t) + 1) - t));
-        }
+    if (bits_.at(b) < 0 || (status_ >> bits_[b]) & 1u) return;  // no new freeze or PMI
+    status_ |= 1u << bits_[b];
+    armed[b].write(false);
+    if (!freeze_) {
+        freeze_ = true;
+        ++freezes_;
+        // Every other box stops `latency` UCLK cycles after the carry.
+        const time_ps at = uclk_.cycle_start(uclk_.cycles_before(t) + latency_);
+        distribute_.notify(from_ps(at - t));
+    }
+    const uint32_t cores = ctl_ & 0x7FFFu;
+    if (cores) {
+        for (unsigned c = 0; c < 15; ++c)
+            if (cores & (1u << c)) ++pmi_count_[c];
+        pmi.write(cores);
+        pmi_end_.notify(from_ps(uclk_.cycle_start(uclk_.cycles_before(t) + 1) - t));
     }
 }
 

@@ -1,6 +1,8 @@
 // The UBox's global PMON control on IVB-EP (329468-002 §2.1.1-2.1.4, Tables
 // 2-2/2-3): U_MSR_PMON_GLOBAL_CTL/STATUS/CONFIG, the global freeze, and the PMI
-// to the cores in pmi_core_sel. Boxes send overflow messages (ov_msg); the first
+// to the cores in pmi_core_sel. Boxes deliver overflow messages by calling
+// overflow() at the instant they happen (a signal would arrive a delta cycle
+// late, and a register access at that same instant would miss it); the first
 // message from a box whose GLOBAL_STATUS bit is clear sets that bit, asserts
 // the global freeze (reaching every box `latency` UCLK cycles later; the sender
 // has already stopped itself) and raises a PMI. On SNB-EP the module exists but
@@ -17,7 +19,6 @@ namespace pmonsim {
 
 class global_pmon : public sc_core::sc_module {
 public:
-    sc_core::sc_vector<sc_core::sc_in<unsigned>> ov_msg;
     sc_core::sc_out<bool> global_freeze{"global_freeze"};
     sc_core::sc_out<unsigned> unfreeze_epoch{"unfreeze_epoch"};
     sc_core::sc_vector<sc_core::sc_out<bool>> armed;
@@ -27,6 +28,9 @@ public:
     global_pmon(sc_core::sc_module_name name, std::vector<int> bits, std::vector<std::string> names,
                 clock_domain uclk, unsigned latency, bool start_frozen, diagnostic_sink* diags,
                 unsigned socket);
+
+    // An overflow message from box b, at the current time.
+    void overflow(size_t b);
 
     uint64_t read(const register_def& r);
     void write(const register_def& r, uint64_t value, uint64_t mask);
@@ -38,14 +42,12 @@ public:
     uint64_t freezes() const { return freezes_; }
 
 private:
-    void on_message();
     void on_distribute();
     void on_pmi_end();
     void diag(const register_def& r, uint64_t value, const std::string& why);
 
     std::vector<int> bits_;
     std::vector<std::string> names_;
-    std::vector<unsigned> seen_;
     clock_domain uclk_;
     unsigned latency_;
     diagnostic_sink* diags_;

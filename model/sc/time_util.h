@@ -11,4 +11,13 @@ inline time_ps to_ps(const sc_core::sc_time& t) { return t.value() / ps_unit(); 
 inline sc_core::sc_time from_ps(time_ps p) { return sc_core::sc_time::from_value(p * ps_unit()); }
 inline time_ps now_ps() { return to_ps(sc_core::sc_time_stamp()); }
 
+// A loosely-timed access acts at its annotated time: spend the delay here
+// (the caller is an SC_THREAD whenever the delay is non-zero).
+inline void spend_delay(sc_core::sc_time& delay) {
+    if (delay != sc_core::SC_ZERO_TIME) {
+        sc_core::wait(delay);
+        delay = sc_core::SC_ZERO_TIME;
+    }
+}
+
 }  // namespace pmonsim

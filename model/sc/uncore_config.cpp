@@ -31,7 +31,9 @@ void uncore_config::validate() const {
         throw std::invalid_argument("--cpus-per-socket must be 1..64");
     if (!(uclk_mhz >= 100 && uclk_mhz <= 10000))
         throw std::invalid_argument("--uclk-mhz must be between 100 and 10000");
-    if (!(qpi_gts >= 1 && qpi_gts <= 20)) throw std::invalid_argument("--qpi-gts must be between 1 and 20");
+    if (qpi_rate_code() == 0)  // QPI_RATE_STATUS could not report any other rate
+        throw std::invalid_argument(
+            "--qpi-gts must be a QPI link rate: 5.6, 6.4, 7.2, 8.0, 8.8 or 9.6");
     if (freeze_latency > 1000) throw std::invalid_argument("--freeze-latency must be at most 1000");
     if (start_frozen && cpu != cpu_model::ivb_ep)
         throw std::invalid_argument("--start-frozen needs ivb-ep (snb-ep has no global freeze)");

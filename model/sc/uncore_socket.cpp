@@ -41,7 +41,7 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
         bm.unfreeze_epoch(epoch_sig_);
         bm.armed(*armed_sig_[b]);
         bm.ov_msg(*ov_sig_[b]);
-        global_->ov_msg[b](*ov_sig_[b]);
+        bm.set_message_sink([this, b] { global_->overflow(b); });
         global_->armed[b](*armed_sig_[b]);
     }
     global_->global_freeze(global_freeze_sig_);
@@ -82,11 +82,17 @@ box_module* uncore_socket::box(const std::string& name) {
     return nullptr;
 }
 
-void uncore_socket::access_diag(const std::string& box, const std::string& reg, uint64_t value,
-                                const std::string& why) {
+void uncore_socket::access_diag(const clock_domain& clock, const std::string& box,
+                                const std::string& reg, uint64_t value, const std::string& why) {
     if (!diags_) return;
     const time_ps t = now_ps();
-    diags_->report({clock_domain(cfg_.uclk_hz()).cycles_before(t), t, socket_, box, reg, value, why});
+    diags_->report({clock.cycles_before(t), t, socket_, box, reg, value, why});
+}
+
+// The clock a function's cycles are counted in: its box's, and QCLK for the
+// QPI misc function, which has no box.
+const clock_domain& uncore_socket::clock_of(const pci_function& f) const {
+    return f.box ? f.box->core().clock() : boxes_.back()->core().clock();
 }
 
 // --- MSRs ---------------------------------------------------------------------
@@ -104,12 +110,16 @@ bool uncore_socket::msr_read(uint32_t msr, uint64_t& value) {
     if (!r) {
         char b[64];
         std::snprintf(b, sizeof b, "MSR 0x%x", msr);
-        access_diag("ubox", b, 0, std::string("rdmsr of an MSR ") + to_string(cfg_.cpu) +
+        access_diag(boxes_[0]->core().clock(), "ubox", b, 0, std::string("rdmsr of an MSR ") + to_string(cfg_.cpu) +
                                       " does not implement (#GP)");
         return false;
     }
-    if (box_module* bm = msr_owner(boxes_, r->role)) value = bm->read(*r, ~0ull);
-    else value = global_->read(*r);
+    if (box_module* bm = msr_owner(boxes_, r->role)) {
+        value = bm->read(*r, ~0ull);
+    } else {
+        for (auto& b : boxes_) b->sync();  // an overflow due now is seen now
+        value = global_->read(*r);
+    }
     return true;
 }
 
@@ -118,7 +128,7 @@ bool uncore_socket::msr_write(uint32_t msr, uint64_t value) {
     if (!r) {
         char b[64];
         std::snprintf(b, sizeof b, "MSR 0x%x", msr);
-        access_diag("ubox", b, value, std::string("wrmsr to an MSR ") + to_string(cfg_.cpu) +
+        access_diag(boxes_[0]->core().clock(), "ubox", b, value, std::string("wrmsr to an MSR ") + to_string(cfg_.cpu) +
                                           " does not implement (#GP); nothing changed");
         return false;
     }
@@ -151,7 +161,7 @@ uint64_t uncore_socket::pci_read(unsigned dev, unsigned fn, uint32_t offset, uns
         h.unmodelled = [&](uint32_t off, unsigned sz, bool, uint64_t) {
             char b[96];
             std::snprintf(b, sizeof b, "D%u:F%u offset 0x%x", dev, fn, off);
-            access_diag(f.box_name, b, 0,
+            access_diag(clock_of(f), f.box_name, b, 0,
                         "read of " + std::to_string(sz) + " byte(s) not modelled in this function; reads 0");
         };
         return access_read(f.table, offset, size, h);
@@ -170,7 +180,7 @@ void uncore_socket::pci_write(unsigned dev, unsigned fn, uint32_t offset, unsign
         h.unmodelled = [&](uint32_t off, unsigned sz, bool, uint64_t v) {
             char b[96];
             std::snprintf(b, sizeof b, "D%u:F%u offset 0x%x", dev, fn, off);
-            access_diag(f.box_name, b, v,
+            access_diag(clock_of(f), f.box_name, b, v,
                         "write of " + std::to_string(sz) + " byte(s) not modelled in this function; ignored");
         };
         access_write(f.table, offset, size, value, h);
@@ -179,15 +189,6 @@ void uncore_socket::pci_write(unsigned dev, unsigned fn, uint32_t offset, unsign
 }
 
 // --- TLM ----------------------------------------------------------------------
-
-static void sync_delay(sc_core::sc_time& delay) {
-    // Accesses act at the simulated time they happen: a loosely-timed
-    // initiator's annotated delay is spent here (callers are SC_THREADs).
-    if (delay != sc_core::SC_ZERO_TIME) {
-        sc_core::wait(delay);
-        delay = sc_core::SC_ZERO_TIME;
-    }
-}
 
 static uint64_t load(const unsigned char* p, unsigned n) {
     uint64_t v = 0;
@@ -199,7 +200,7 @@ static void store(unsigned char* p, unsigned n, uint64_t v) {
 }
 
 void uncore_socket::b_msr(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    sync_delay(delay);
+    spend_delay(delay);
     if (gp.get_data_length() != 8 || gp.get_byte_enable_ptr()) {
         gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
         return;
@@ -217,7 +218,7 @@ void uncore_socket::b_msr(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 }
 
 void uncore_socket::b_pci(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    sync_delay(delay);
+    spend_delay(delay);
     const unsigned n = gp.get_data_length();
     const uint64_t a = gp.get_address();
     if ((n != 1 && n != 2 && n != 4 && n != 8) || gp.get_byte_enable_ptr() || (a & 0xFFF) + n > 0x1000) {

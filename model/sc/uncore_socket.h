@@ -59,8 +59,9 @@ public:
     void b_pci(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 
 private:
-    void access_diag(const std::string& box, const std::string& reg, uint64_t value,
-                     const std::string& why);
+    void access_diag(const clock_domain& clock, const std::string& box, const std::string& reg,
+                     uint64_t value, const std::string& why);
+    const clock_domain& clock_of(const pci_function& f) const;
 
     uncore_config cfg_;
     unsigned socket_;

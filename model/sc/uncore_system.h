@@ -40,6 +40,8 @@ public:
     int socket_of_bus(unsigned bus) const;
 
 private:
+    // Reports an access on a cpu beyond the last socket; true if it is one.
+    bool no_such_cpu(unsigned cpu, uint32_t msr, uint64_t value, const char* what);
     void b_msr(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     void b_pci(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
 

@@ -110,6 +110,28 @@ TEST(Scenario, IvbOverflowWhileGlobalBitSetRaisesNoNewFreeze) {
     });
 }
 
+// The carry of cycle 9 ends at 5 ns (2 GHz): software acting at exactly that
+// instant already sees its consequences, whatever order SystemC runs things in.
+TEST(Scenario, IvbOverflowIsVisibleAtTheInstantItHappens) {
+    uncore_config cfg;
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xA0, 4, 0xFFFFFFFF - 9);  // 2^44 - 10
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xA4, 4, 0xFFF);
+        sys.pci_write(kBus, kR2Dev, kR2Fn, 0xD8, 4, 0x00500001);     // CLOCKTICKS, en, ov_en
+        wait_ns(5);
+        uint64_t gs = 0;
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 1u << 26);
+        EXPECT_TRUE(sys.socket(0).global().frozen());
+        // An unfrz_all at the same instant releases that freeze for good.
+        sys.msr_write(0, 0xC00, 1u << 29);
+        wait_ns(50);
+        EXPECT_FALSE(sys.socket(0).global().frozen());
+        EXPECT_EQ(read_ctr(sys, kR2Dev, kR2Fn, 0), 100u);  // 0 at 5 ns, then 100 cycles
+    });
+}
+
 TEST(Scenario, SnbFrzWithoutFrzEnDoesNotFreeze) {
     uncore_config cfg;
     cfg.cpu = cpu_model::snb_ep;

@@ -173,9 +173,14 @@ TEST(Tlm, UnimplementedMsrIsAddressErrorAndChangesNothing) {
         EXPECT_EQ(after, before);
         EXPECT_EQ(sys.socket(0).global().ctl(), 0x5u);
     });
-    // The model's #GP names the MSR.
+    // The model's #GP names the MSR; an access on a cpu that does not exist
+    // names the cpu.
     const auto& d = sys.diagnostics().records();
-    ASSERT_EQ(d.size(), 2u);
+    ASSERT_EQ(d.size(), 4u);
+    EXPECT_EQ(d[2].box, "cpu");
+    EXPECT_EQ(d[2].reason, "rdmsr on cpu 16, which does not exist (16 cpus)");
+    EXPECT_EQ(d[3].reason, "wrmsr on cpu 16, which does not exist (16 cpus)");
+    EXPECT_EQ(d[3].value, 1u << 31);
     EXPECT_EQ(d[0].box, "ubox");
     EXPECT_EQ(d[0].reg, "MSR 0xc12");
     EXPECT_EQ(d[0].value, ~0ull);
