@@ -1,37 +1,191 @@
-// pmonsim: command-line front end. For now it runs the built-in demonstration
-// scenario and prints every counter; trace replay and register scripts build
-// on the same uncore_system.
+// pmonsim: replays QPI packet traces and event traces through the uncore PMON
+// model, runs register-access scripts (the msr-tools / pciutils dialect), and
+// reports counts as a table, CSV or JSON; optionally writes GTKWave waveforms.
+// The command line is documented in docs/user-guide.md and by --help.
 #include <boost/program_options.hpp>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <memory>
 #include <systemc>
 
-#include "demo_scenario.h"
+#include "driver/script/script.h"
+#include "replay.h"
 #include "report.h"
+#include "sc/time_util.h"
+#include "sim_target.h"
+#include "vcd/vcd_recorder.h"
 
 namespace po = boost::program_options;
 using namespace pmonsim;
 
 namespace {
 
-class demo_driver : public sc_core::sc_module {
+constexpr int kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitStrict = 3;
+
+struct bad_input : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct run_options {
+    uncore_config cfg;
+    std::vector<std::string> traces;
+    std::string script_file, program_file, vcd_file, vcd_signals = "*", vcd_window;
+    uint64_t cycles = 0;  // UCLK cycles; 0: until the traces end
+    report_format report = report_format::table;
+    bool report_none = false;
+    bool strict = false;
+};
+
+const char* kExample =
+    "Examples:\n"
+    "  pmonsim --trace traces/drs_data_transfer/packets.csv --program traces/drs_data_transfer/program.sh\n"
+    "  pmonsim --cpu snb-ep --trace qpi.csv --trace events.csv --script session.sh --report json\n"
+    "  pmonsim --trace qpi.csv --program prog.sh --vcd run.vcd --vcd-signals 'socket0.qpi0.*' "
+    "--vcd-window 0:2000\n"
+    "Exit status: 0 success, 1 internal error, 2 bad input, 3 diagnostics with --strict,\n"
+    "4 a script command failed (as with sh -e).\n";
+
+// Reads the whole file (or "-") into a script; parse errors are bad input.
+driver::script load_script(const std::string& file, bool only_writes) {
+    driver::script_options o;
+    o.only_writes = only_writes;
+    if (file == "-") return driver::parse_script(std::cin, "<stdin>", o);
+    std::ifstream in(file);
+    if (!in) throw bad_input(file + ": cannot open");
+    return driver::parse_script(in, file, o);
+}
+
+void parse_window(const std::string& w, time_ps& start, time_ps& end) {
+    const auto colon = w.find(':');
+    auto ns = [&](const std::string& s) -> time_ps {
+        char* e = nullptr;
+        const double v = std::strtod(s.c_str(), &e);
+        if (s.empty() || *e || v < 0) throw bad_input("--vcd-window: '" + w + "' is not START:END in ns");
+        return static_cast<time_ps>(v * 1000.0 + 0.5);
+    };
+    if (colon == std::string::npos) throw bad_input("--vcd-window: '" + w + "' is not START:END in ns");
+    start = ns(w.substr(0, colon));
+    end = colon + 1 == w.size() ? ~time_ps{0} : ns(w.substr(colon + 1));
+    if (end <= start) throw bad_input("--vcd-window: END must be after START");
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    size_t from = 0;
+    for (;;) {
+        const size_t c = s.find(',', from);
+        out.push_back(s.substr(from, c - from));
+        if (c == std::string::npos) return out;
+        from = c + 1;
+    }
+}
+
+bool parse_options(int argc, char** argv, run_options& o) {
+    std::string cpu = "ivb-ep", report = "table", config;
+    po::options_description opts("pmonsim options");
+    opts.add_options()
+        ("help,h", "show this help")
+        ("config", po::value(&config), "read options from FILE (one 'name = value' per line)")
+        ("cpu", po::value(&cpu)->default_value(cpu), "personality: snb-ep (E5-2600) or ivb-ep (E5-2600 v2)")
+        ("sockets", po::value(&o.cfg.sockets)->default_value(o.cfg.sockets), "sockets (1 or 2)")
+        ("qpi-ports", po::value(&o.cfg.qpi_ports)->default_value(o.cfg.qpi_ports), "QPI ports per socket (3 allowed on ivb-ep)")
+        ("cpus-per-socket", po::value(&o.cfg.cpus_per_socket)->default_value(o.cfg.cpus_per_socket), "logical CPUs per socket (MSR cpu c is on socket c / N)")
+        ("uclk-mhz", po::value(&o.cfg.uclk_mhz)->default_value(o.cfg.uclk_mhz), "UCLK frequency in MHz")
+        ("qpi-gts", po::value(&o.cfg.qpi_gts)->default_value(o.cfg.qpi_gts), "QPI rate in GT/s (QCLK = GT/s / 8)")
+        ("freeze-latency", po::value(&o.cfg.freeze_latency)->default_value(o.cfg.freeze_latency), "UCLK cycles until an overflow freeze reaches the other boxes")
+        ("start-frozen", po::bool_switch(&o.cfg.start_frozen), "start with the global freeze asserted (ivb-ep)")
+        ("trace", po::value(&o.traces), "QPI packet or event trace (repeatable; - is stdin)")
+        ("script", po::value(&o.script_file), "register-access script (wrmsr/rdmsr/setpci/sleep/echo)")
+        ("program", po::value(&o.program_file), "writes-only script run at time 0 when there is no --script")
+        ("cycles", po::value(&o.cycles), "run length in UCLK cycles without --script (default: until the traces end)")
+        ("report", po::value(&report)->default_value(report), "table, csv, json or none (to stdout)")
+        ("vcd", po::value(&o.vcd_file), "write waveforms to FILE (and FILE.gtkw for GTKWave)")
+        ("vcd-signals", po::value(&o.vcd_signals)->default_value(o.vcd_signals), "comma-separated globs of signal names")
+        ("vcd-window", po::value(&o.vcd_window), "START:END in ns (END may be empty)")
+        ("strict", po::bool_switch(&o.strict), "exit with status 3 if there is any diagnostic");
+    po::variables_map vm;
+    po::store(po::parse_command_line(argc, argv, opts), vm);
+    if (vm.count("config")) {
+        const std::string file = vm["config"].as<std::string>();
+        std::ifstream in(file);
+        if (!in) throw bad_input("--config: cannot open " + file);
+        po::store(po::parse_config_file(in, opts), vm);  // the command line wins
+    }
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << "Usage: pmonsim [options]\n"
+                     "Replays QPI packet and event traces through the Xeon E5-2600 (v2) uncore PMON model,\n"
+                     "runs register-access scripts, and reports every counter.\n\n"
+                  << opts << "\n" << kExample;
+        return false;
+    }
+    auto m = parse_cpu_model(cpu);
+    if (!m) throw bad_input("--cpu must be snb-ep or ivb-ep, not '" + cpu + "'");
+    o.cfg.cpu = *m;
+    if (report == "none") o.report_none = true;
+    else if (!parse_report_format(report, o.report))
+        throw bad_input("--report must be table, csv, json or none, not '" + report + "'");
+    if (!o.script_file.empty() && !o.program_file.empty())
+        throw bad_input("--program is for runs without --script; put the writes in the script");
+    if (!o.script_file.empty() && vm.count("cycles"))
+        throw bad_input("--cycles is for runs without --script; use sleep in the script");
+    if (vm.count("vcd-window") && o.vcd_file.empty()) throw bad_input("--vcd-window needs --vcd");
+    try {
+        o.cfg.validate();
+    } catch (const std::invalid_argument& e) {
+        throw bad_input(e.what());
+    }
+    return true;
+}
+
+// The simulation's one thread: the script, or program-then-run.
+class session : public sc_core::sc_module {
 public:
-    demo_driver(sc_core::sc_module_name n, uncore_system& sys, double us) : sc_module(n), sys_(sys), us_(us) {
-        SC_HAS_PROCESS(demo_driver);
+    session(sc_core::sc_module_name n, uncore_system& sys, replayer& rep, const run_options& o,
+            const driver::script* script, const driver::script* program)
+        : sc_module(n), sys_(sys), rep_(rep), o_(o), script_(script), program_(program) {
+        SC_HAS_PROCESS(session);
         SC_THREAD(run);
     }
+    int status = 0;
+    std::string error;
 
 private:
     void run() {
-        run_demo_scenario(sys_, us_);
+        try {
+            sim_target t(sys_, [this](time_ps until) { rep_.feed(until); });
+            if (script_) {
+                status = driver::run_script(*script_, t, std::cout, std::cerr);
+            } else {
+                if (program_) status = driver::run_script(*program_, t, std::cout, std::cerr);
+                if (status == 0) run_to_end(t);
+            }
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        std::cout.flush();
         sc_core::sc_stop();
     }
+    void run_to_end(sim_target& t) {
+        if (o_.cycles) {
+            const time_ps end = clock_domain(o_.cfg.uclk_hz()).cycle_start(o_.cycles);
+            if (end > now_ps()) t.advance(end - now_ps());
+            return;
+        }
+        // Until every record is posted, then until the last one's effects end.
+        if (rep_.last_record_time() >= now_ps()) t.advance(rep_.last_record_time() + 1 - now_ps());
+        if (rep_.end_time() > now_ps()) t.advance(rep_.end_time() - now_ps());
+    }
     uncore_system& sys_;
-    double us_;
+    replayer& rep_;
+    const run_options& o_;
+    const driver::script* script_;
+    const driver::script* program_;
 };
 
 void quiet_info(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
-    // SystemC prints info messages on stdout, which is the report's: keep them off.
+    // SystemC prints info messages on stdout, which carries the report: drop them.
     if (r.get_severity() == sc_core::SC_INFO) return;
     sc_core::sc_report_handler::default_handler(r, a);
 }
@@ -40,52 +194,64 @@ void quiet_info(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
 
 int sc_main(int argc, char** argv) {
     sc_core::sc_report_handler::set_handler(quiet_info);
-    uncore_config cfg;
-    std::string cpu = "ivb-ep";
-    double us = 5;
-    po::options_description opts("pmonsim options");
-    opts.add_options()
-        ("help,h", "show this help")
-        ("cpu", po::value(&cpu)->default_value(cpu), "personality: snb-ep or ivb-ep")
-        ("sockets", po::value(&cfg.sockets)->default_value(cfg.sockets), "sockets (1 or 2)")
-        ("qpi-ports", po::value(&cfg.qpi_ports)->default_value(cfg.qpi_ports), "QPI ports per socket (3 on ivb-ep)")
-        ("cpus-per-socket", po::value(&cfg.cpus_per_socket)->default_value(cfg.cpus_per_socket), "logical CPUs per socket")
-        ("uclk-mhz", po::value(&cfg.uclk_mhz)->default_value(cfg.uclk_mhz), "UCLK frequency")
-        ("qpi-gts", po::value(&cfg.qpi_gts)->default_value(cfg.qpi_gts), "QPI link rate (QCLK = GT/s / 8)")
-        ("freeze-latency", po::value(&cfg.freeze_latency)->default_value(cfg.freeze_latency), "UCLK cycles for the global freeze to reach other boxes")
-        ("start-frozen", po::bool_switch(&cfg.start_frozen), "start with the global freeze asserted (ivb-ep)")
-        ("demo-us", po::value(&us)->default_value(us), "microseconds of built-in demo traffic");
-    po::variables_map vm;
+    run_options o;
+    std::unique_ptr<driver::script> script, program;
     try {
-        po::store(po::parse_command_line(argc, argv, opts), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << "Usage: pmonsim [options]\nRuns the built-in scenario and prints every counter.\n"
-                      << "Example: pmonsim --cpu snb-ep --sockets 2\n\n" << opts;
-            return 0;
-        }
-        auto m = parse_cpu_model(cpu);
-        if (!m) throw std::invalid_argument("--cpu must be snb-ep or ivb-ep, not '" + cpu + "'");
-        cfg.cpu = *m;
-        cfg.validate();
+        if (!parse_options(argc, argv, o)) return kExitOk;
+        if (!o.script_file.empty()) script = std::make_unique<driver::script>(load_script(o.script_file, false));
+        if (!o.program_file.empty()) program = std::make_unique<driver::script>(load_script(o.program_file, true));
+    } catch (const po::error& e) {
+        std::cerr << "pmonsim: " << e.what() << " (see pmonsim --help)\n";
+        return kExitBadInput;
     } catch (const std::exception& e) {
         std::cerr << "pmonsim: " << e.what() << "\n";
-        return 2;
+        return kExitBadInput;
     }
     try {
-        uncore_system sys("uncore", cfg);
-        demo_driver driver("driver", sys, us);
+        uncore_system sys("uncore", o.cfg);
+        std::unique_ptr<replayer> rep;
+        try {
+            rep = std::make_unique<replayer>(sys, o.traces);
+        } catch (const trace::trace_error& e) {
+            std::cerr << "pmonsim: " << e.what() << "\n";
+            return kExitBadInput;
+        }
+        std::unique_ptr<vcd_recorder> vcd;
+        if (!o.vcd_file.empty()) {
+            vcd_options v;
+            v.file = o.vcd_file;
+            v.globs = split_commas(o.vcd_signals);
+            try {
+                if (!o.vcd_window.empty()) parse_window(o.vcd_window, v.start, v.end);
+            } catch (const bad_input& e) {
+                std::cerr << "pmonsim: " << e.what() << "\n";
+                return kExitBadInput;
+            }
+            vcd = std::make_unique<vcd_recorder>("vcd", sys, v);
+        }
+        session s("session", sys, *rep, o, script.get(), program.get());
         sc_core::sc_start();
-        print_counter_table(std::cout, sys);
+        if (vcd) vcd->close();
+        if (!s.error.empty()) {
+            std::cerr << "pmonsim: " << s.error << "\n";
+            return kExitInternal;
+        }
+        if (!o.report_none) print_report(std::cout, sys, o.report);
+        if (s.status != 0) return s.status;
+        if (o.strict && !sys.diagnostics().records().empty()) {
+            std::cerr << "pmonsim: " << sys.diagnostics().records().size()
+                      << " diagnostic(s) and --strict\n";
+            return kExitStrict;
+        }
     } catch (const std::exception& e) {
         std::cerr << "pmonsim: internal error: " << e.what() << "\n";
-        return 1;
+        return kExitInternal;
     }
-    return 0;
+    return kExitOk;
 }
 
 // SystemC prints its banner on stdout before sc_main runs; stdout carries the
-// report only, so switch the banner off first.
+// report, so switch the banner off first.
 int main(int argc, char** argv) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     return sc_core::sc_elab_and_sim(argc, argv);

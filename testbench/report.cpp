@@ -1,41 +1,193 @@
 #include "report.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "sc/time_util.h"
 
 namespace pmonsim {
 
-void print_counter_table(std::ostream& os, uncore_system& sys) {
-    char line[256];
-    std::snprintf(line, sizeof line, "%-6s %-10s %-3s %-10s %-34s %16s %6s %s\n", "socket", "box", "ctr",
-                  "control", "event", "value", "wraps", "state");
-    os << line;
+namespace {
+
+std::string hex32(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%08llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+// Everything the three formats print, gathered once.
+struct counter_row {
+    unsigned socket;
+    std::string box;
+    unsigned counter;
+    uint32_t control;
+    std::string event;
+    uint64_t value, overflows;
+    bool box_frozen, global_freeze;
+    std::string state;  // disabled, frozen, counting, or idle (enabled, counts nothing)
+};
+
+struct socket_summary {
+    unsigned socket, bus;
+    bool global_freeze;
+    uint32_t global_status, global_ctl;
+    uint64_t pmi[32];
+    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> boxes;  // name, (box_ctl, status)
+};
+
+struct gathered {
+    time_ps now;
+    uint64_t uclk_cycles, qclk_cycles;
+    std::vector<counter_row> rows;
+    std::vector<socket_summary> sockets;
+};
+
+gathered gather(uncore_system& sys) {
+    gathered g;
+    g.now = now_ps();
+    g.uclk_cycles = clock_domain(sys.config().uclk_hz()).cycles_before(g.now);
+    g.qclk_cycles = clock_domain(sys.config().qclk_hz()).cycles_before(g.now);
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         uncore_socket& sock = sys.socket(s);
+        socket_summary sum{s, sys.config().bus_of(s), sock.global().frozen(), sock.global().status(),
+                           sock.global().ctl(), {}, {}};
+        for (unsigned c = 0; c < 32; ++c) sum.pmi[c] = sock.global().pmi_count(c);
         for (box_module* b : sock.boxes()) {
             b->sync();
             const box_core& c = b->core();
+            sum.boxes.push_back({c.spec().name, {c.box_ctl(), c.box_status()}});
             for (unsigned i = 0; i < c.spec().counters; ++i) {
-                std::snprintf(line, sizeof line, "%-6u %-10s %-3u 0x%08x %-34s %16llu %6llu %s\n", s,
-                              c.spec().name.c_str(), i, c.counter_ctl(i), c.event_name(i).c_str(),
-                              static_cast<unsigned long long>(c.counter_value(i)),
-                              static_cast<unsigned long long>(c.counter_wraps(i)),
-                              c.frozen() ? "frozen" : "running");
-                os << line;
+                const bool en = (c.counter_ctl(i) >> 22) & 1;
+                const char* state = !en ? "disabled" : c.frozen() ? "frozen"
+                                    : c.counter_counts(i) ? "counting" : "idle";
+                g.rows.push_back({s, c.spec().name, i, c.counter_ctl(i), c.event_name(i), c.counter_value(i),
+                                  c.counter_wraps(i), c.frozen(), sock.global().frozen(), state});
             }
         }
-        const time_ps t = now_ps();
-        std::snprintf(line, sizeof line,
-                      "socket %u: UCLK cycles %llu, QCLK cycles %llu, global freeze %s, GLOBAL_STATUS 0x%08x\n",
-                      s, static_cast<unsigned long long>(clock_domain(sys.config().uclk_hz()).cycles_before(t)),
-                      static_cast<unsigned long long>(clock_domain(sys.config().qclk_hz()).cycles_before(t)),
-                      sock.global().frozen() ? "asserted" : "released", sock.global().status());
+        g.sockets.push_back(sum);
+    }
+    return g;
+}
+
+void print_table(std::ostream& os, const gathered& g, const diagnostic_sink& diags) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-6s %-10s %-3s %-10s %-34s %16s %9s %s\n", "socket", "box", "ctr",
+                  "control", "event", "value", "overflows", "state");
+    os << line;
+    for (const counter_row& r : g.rows) {
+        std::snprintf(line, sizeof line, "%-6u %-10s %-3u 0x%08x %-34s %16llu %9llu %s\n", r.socket,
+                      r.box.c_str(), r.counter, r.control, r.event.c_str(),
+                      static_cast<unsigned long long>(r.value), static_cast<unsigned long long>(r.overflows),
+                      r.state.c_str());
         os << line;
     }
-    const auto& d = sys.diagnostics().records();
-    os << d.size() << " diagnostic(s)\n";
-    for (const auto& r : d) os << "  " << format_diagnostic(r) << "\n";
+    for (const socket_summary& s : g.sockets) {
+        std::snprintf(line, sizeof line, "socket %u (bus 0x%02x): global freeze %s, GLOBAL_STATUS 0x%08x", s.socket,
+                      s.bus, s.global_freeze ? "asserted" : "released", s.global_status);
+        os << line;
+        std::string pmis;
+        for (unsigned c = 0; c < 32; ++c)
+            if (s.pmi[c]) pmis += " core" + std::to_string(c) + "=" + std::to_string(s.pmi[c]);
+        os << ", PMIs:" << (pmis.empty() ? " none" : pmis) << "\n";
+    }
+    std::snprintf(line, sizeof line, "time %.3f ns: %llu UCLK cycles, %llu QCLK cycles\n", g.now / 1000.0,
+                  static_cast<unsigned long long>(g.uclk_cycles), static_cast<unsigned long long>(g.qclk_cycles));
+    os << line;
+    os << diags.records().size() << " diagnostic(s)\n";
+    for (const auto& r : diags.records()) os << "  " << format_diagnostic(r) << "\n";
+}
+
+void print_csv(std::ostream& os, const gathered& g, const diagnostic_sink& diags) {
+    os << "socket,box,counter,control,event,value,overflows,state,box_frozen,global_freeze,uclk_cycles,"
+          "qclk_cycles\n";
+    for (const counter_row& r : g.rows)
+        os << r.socket << ',' << r.box << ',' << r.counter << ',' << hex32(r.control) << ',' << csv_field(r.event)
+           << ',' << r.value << ',' << r.overflows << ',' << r.state << ',' << r.box_frozen << ',' << r.global_freeze << ','
+           << g.uclk_cycles << ',' << g.qclk_cycles << '\n';
+    os << "\ncycle,time_ps,socket,box,register,value,reason\n";
+    for (const auto& d : diags.records())
+        os << d.cycle << ',' << d.time_ps << ',' << d.socket << ',' << d.box << ',' << csv_field(d.reg) << ','
+           << hex32(d.value) << ',' << csv_field(d.reason) << '\n';
+}
+
+void print_json(std::ostream& os, uncore_system& sys, const gathered& g, const diagnostic_sink& diags) {
+    using nlohmann::ordered_json;
+    ordered_json j;
+    j["cpu"] = to_string(sys.config().cpu);
+    j["time_ps"] = g.now;
+    j["uclk_hz"] = sys.config().uclk_hz();
+    j["qclk_hz"] = sys.config().qclk_hz();
+    j["uclk_cycles"] = g.uclk_cycles;
+    j["qclk_cycles"] = g.qclk_cycles;
+    j["sockets"] = ordered_json::array();
+    for (const socket_summary& s : g.sockets) {
+        ordered_json js;
+        js["socket"] = s.socket;
+        js["bus"] = s.bus;
+        js["global_freeze"] = s.global_freeze;
+        js["global_status"] = hex32(s.global_status);
+        js["global_ctl"] = hex32(s.global_ctl);
+        ordered_json pmi = ordered_json::object();
+        for (unsigned c = 0; c < 32; ++c)
+            if (s.pmi[c]) pmi[std::to_string(c)] = s.pmi[c];
+        js["pmi_counts"] = pmi;
+        js["boxes"] = ordered_json::array();
+        for (const auto& [name, regs] : s.boxes) {
+            ordered_json jb;
+            jb["box"] = name;
+            jb["box_ctl"] = hex32(regs.first);
+            jb["box_status"] = hex32(regs.second);
+            jb["counters"] = ordered_json::array();
+            for (const counter_row& r : g.rows) {
+                if (r.socket != s.socket || r.box != name) continue;
+                jb["frozen"] = r.box_frozen;
+                jb["counters"].push_back({{"counter", r.counter},
+                                          {"control", hex32(r.control)},
+                                          {"event", r.event},
+                                          {"value", r.value},
+                                          {"overflows", r.overflows},
+                                          {"state", r.state}});
+            }
+            js["boxes"].push_back(jb);
+        }
+        j["sockets"].push_back(js);
+    }
+    j["diagnostics"] = ordered_json::array();
+    for (const auto& d : diags.records())
+        j["diagnostics"].push_back({{"cycle", d.cycle},
+                                    {"time_ps", d.time_ps},
+                                    {"socket", d.socket},
+                                    {"box", d.box},
+                                    {"register", d.reg},
+                                    {"value", hex32(d.value)},
+                                    {"reason", d.reason}});
+    os << j.dump(2) << '\n';
+}
+
+}  // namespace
+
+bool parse_report_format(const std::string& s, report_format& f) {
+    if (s == "table") f = report_format::table;
+    else if (s == "csv") f = report_format::csv;
+    else if (s == "json") f = report_format::json;
+    else return false;
+    return true;
+}
+
+void print_report(std::ostream& os, uncore_system& sys, report_format f) {
+    const gathered g = gather(sys);
+    switch (f) {
+        case report_format::table: print_table(os, g, sys.diagnostics()); break;
+        case report_format::csv: print_csv(os, g, sys.diagnostics()); break;
+        case report_format::json: print_json(os, sys, g, sys.diagnostics()); break;
+    }
 }
 
 }  // namespace pmonsim

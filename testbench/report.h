@@ -1,12 +1,19 @@
-// Counter report of a whole machine: every counter with its control value,
-// decoded event, value and overflow count, plus freeze state and diagnostics.
+// The end-of-run report of the pmonsim tool (table, CSV or JSON on stdout):
+// per socket and box every counter with its control value, decoded event,
+// value and overflow count, box and global freeze state, the UCLK and QCLK
+// cycle totals, PMIs, and every diagnostic. The JSON schema is in
+// docs/user-guide.md ("Reports").
 #pragma once
 #include <ostream>
+#include <string>
 
 #include "sc/uncore_system.h"
 
 namespace pmonsim {
 
-void print_counter_table(std::ostream& os, uncore_system& sys);
+enum class report_format { table, csv, json };
+bool parse_report_format(const std::string& s, report_format& f);
+
+void print_report(std::ostream& os, uncore_system& sys, report_format f);
 
 }  // namespace pmonsim

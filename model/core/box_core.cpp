@@ -162,6 +162,7 @@ void box_core::decode(unsigned i) {
 std::string box_core::event_name(unsigned i) const {
     const counter& c = ctr_.at(i);
     if (spec_.fixed) return "UCLK";
+    if (c.ctl == 0) return "-";
     const uint8_t ev = c.ctl & 0xFF, umask = (c.ctl >> 8) & 0xFF;
     const bool ext = spec_.has_ext && get_bit(c.ctl, kExt);
     if (spec_.ev_sel0_is_idle && ev == 0) return "-";
@@ -242,19 +243,23 @@ uint32_t box_core::increment_of(const counter& c, const std::vector<uint64_t>& i
     return static_cast<uint32_t>(s);
 }
 
-uint32_t box_core::counter_increment(unsigned i) const {
-    // What cycle cur_ adds before conditioning: pending changes at cur_ included.
-    std::vector<uint64_t> in = inputs_;
+uint64_t box_core::input_now(unsigned input) const {
+    uint64_t v = inputs_.at(input);
     if (auto it = steps_.find(cur_); it != steps_.end())
-        for (const step& s : it->second) in[s.input] += s.delta;
-    uint64_t cto = cur_ < cto_expire_ ? cto_now_ : 0;
-    if (headers_.count(cur_)) cto = count_matches(cur_);
+        for (const step& s : it->second)
+            if (s.input == input) v += s.delta;
+    if (static_cast<int>(input) == cto_input_)
+        v += headers_.count(cur_) ? count_matches(cur_) : (cur_ < cto_expire_ ? cto_now_ : 0);
+    return v;
+}
+
+uint32_t box_core::counter_increment(unsigned i) const {
+    // What cycle cur_ adds before conditioning.
     const counter& c = ctr_.at(i);
-    uint32_t inc = increment_of(c, in);
-    if (cto_input_ >= 0 &&
-        std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
-        inc += static_cast<uint32_t>(cto);
-    return inc;
+    if (spec_.fixed) return 1;
+    uint64_t inc = 0;
+    for (unsigned in : c.inputs) inc += input_now(in);
+    return static_cast<uint32_t>(inc);
 }
 
 // ---------------------------------------------------------------------------

@@ -90,6 +90,9 @@ public:
     // QPI: a received packet header in cycle `at`, its MATCH-layout fields.
     void post_rx_header(cycle_t at, uint64_t fields);
     uint64_t input_value(unsigned input) const { return inputs_.at(input); }
+    // The input's value in the current cycle (cycle()), changes due then
+    // included; CTO_COUNT's input also counts this cycle's matching headers.
+    uint64_t input_now(unsigned input) const;
 
     // --- registers ------------------------------------------------------------
     // Whole-register access with bit masks of the bytes the access covers.

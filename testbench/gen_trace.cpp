@@ -1,0 +1,142 @@
+// pmonsim-gen-trace: writes a synthetic QPI packet trace (the text format of
+// docs/user-guide.md) with a chosen class mix, link load, duration and seed.
+// The output is deterministic for a seed (own generator, no std distributions).
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct rng {
+    uint64_t s;
+    uint64_t next() {  // splitmix64
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    uint32_t below(uint32_t n) { return static_cast<uint32_t>(next() % n); }
+};
+
+struct cls {
+    std::string name;
+    unsigned flits;      // typical size, for the load computation
+    unsigned weight;
+};
+
+const std::map<std::string, unsigned> kFlits = {{"HOM0", 1}, {"HOM1", 1}, {"SNP", 1}, {"NDR", 1},
+                                                {"NCS", 1},  {"NCB", 9},  {"DRS", 9}};
+
+std::vector<cls> parse_mix(const std::string& mix) {
+    std::vector<cls> out;
+    std::stringstream ss(mix);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        const auto eq = item.find('=');
+        const std::string name = item.substr(0, eq);
+        auto it = kFlits.find(name);
+        if (it == kFlits.end() || eq == std::string::npos)
+            throw std::invalid_argument("--mix: '" + item + "' is not CLASS=WEIGHT with CLASS one of "
+                                        "HOM0 HOM1 SNP NDR NCS NCB DRS");
+        const unsigned w = static_cast<unsigned>(std::stoul(item.substr(eq + 1)));
+        if (w) out.push_back({name, it->second, w});
+    }
+    if (out.empty()) throw std::invalid_argument("--mix selects no class");
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string mix = "DRS=35,NCB=10,SNP=20,HOM0=15,HOM1=10,NDR=8,NCS=2";
+    std::string out_file = "-", dirs = "rx,tx";
+    double load = 0.5;
+    uint64_t packets = 0, cycles = 100000, seed = 1;
+    unsigned ports = 2, sockets = 1;
+    po::options_description opts("pmonsim-gen-trace options");
+    opts.add_options()
+        ("help,h", "show this help")
+        ("mix", po::value(&mix)->default_value(mix), "class weights CLASS=W,...")
+        ("load", po::value(&load)->default_value(load), "fraction of the 2 flit slots per QCLK used (0..1]")
+        ("cycles", po::value(&cycles)->default_value(cycles), "duration in QCLK cycles")
+        ("packets", po::value(&packets), "stop after this many packets instead")
+        ("ports", po::value(&ports)->default_value(ports), "QPI ports")
+        ("sockets", po::value(&sockets)->default_value(sockets), "sockets")
+        ("dirs", po::value(&dirs)->default_value(dirs), "directions: rx, tx or rx,tx")
+        ("seed", po::value(&seed)->default_value(seed), "random seed")
+        ("output,o", po::value(&out_file)->default_value(out_file), "output file (- = stdout)");
+    try {
+        po::variables_map vm;
+        po::store(po::parse_command_line(argc, argv, opts), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << "Usage: pmonsim-gen-trace [options]\nExample: pmonsim-gen-trace --mix DRS=1 --load 0.9 "
+                         "--cycles 1000000 -o drs.csv\n\n" << opts;
+            return 0;
+        }
+        const std::vector<cls> classes = parse_mix(mix);
+        if (!(load > 0 && load <= 1)) throw std::invalid_argument("--load must be in (0, 1]");
+        std::vector<std::string> dir_list;
+        if (dirs == "rx" || dirs == "rx,tx") dir_list.push_back("rx");
+        if (dirs == "tx" || dirs == "rx,tx") dir_list.push_back("tx");
+        if (dir_list.empty()) throw std::invalid_argument("--dirs must be rx, tx or rx,tx");
+        std::ofstream file;
+        if (out_file != "-") {
+            file.open(out_file);
+            if (!file) throw std::invalid_argument("cannot write " + out_file);
+        }
+        std::ostream& out = out_file == "-" ? std::cout : file;
+        unsigned total_weight = 0;
+        double mean_flits = 0;
+        for (const cls& c : classes) total_weight += c.weight;
+        for (const cls& c : classes) mean_flits += c.flits * double(c.weight) / total_weight;
+        // Mean gap between packet starts on one link direction, in 1/1000 cycle.
+        const uint64_t gap_milli = static_cast<uint64_t>(mean_flits / (2.0 * load) * 1000.0 + 0.5);
+        rng r{seed};
+        out << "# pmonsim-gen-trace --mix " << mix << " --load " << load << " --seed " << seed << "\n";
+        out << "cycle,socket,port,dir,mc,opc,rds,dnid\n";
+        struct link { uint64_t next_milli; };
+        std::vector<link> links(sockets * ports * dir_list.size());
+        for (auto& l : links) l.next_milli = r.below(static_cast<uint32_t>(gap_milli * 2 + 1));
+        uint64_t written = 0;
+        std::string line;
+        for (;;) {
+            size_t best = 0;  // the link whose next packet is earliest (ties: lowest index)
+            for (size_t i = 1; i < links.size(); ++i)
+                if (links[i].next_milli < links[best].next_milli) best = i;
+            const uint64_t cycle = links[best].next_milli / 1000;
+            if ((packets && written >= packets) || (!packets && cycle >= cycles)) break;
+            const unsigned dir = static_cast<unsigned>(best % dir_list.size());
+            const unsigned port = static_cast<unsigned>((best / dir_list.size()) % ports);
+            const unsigned socket = static_cast<unsigned>(best / (dir_list.size() * ports));
+            uint32_t pick = r.below(total_weight);
+            const cls* c = &classes[0];
+            for (const cls& k : classes) {
+                if (pick < k.weight) { c = &k; break; }
+                pick -= k.weight;
+            }
+            const unsigned opc = c->name == "DRS" ? r.below(8) : r.below(16);
+            const char* rds = "";
+            static const char* states[] = {"M", "E", "S", "F", "I"};
+            if (c->name == "DRS" && opc < 3) rds = states[r.below(5)];
+            char buf[128];
+            std::snprintf(buf, sizeof buf, "%llu,%u,%u,%s,%s,%u,%s,%u\n", static_cast<unsigned long long>(cycle),
+                          socket, port, dir_list[dir].c_str(), c->name.c_str(), opc, rds, r.below(8));
+            out << buf;
+            ++written;
+            links[best].next_milli += 1 + r.below(static_cast<uint32_t>(gap_milli * 2));
+        }
+        return out ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "pmonsim-gen-trace: " << e.what() << "\n";
+        return 2;
+    }
+}

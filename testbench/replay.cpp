@@ -1,0 +1,80 @@
+#include "replay.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace pmonsim {
+
+trace::trace_context trace_context_of(const uncore_config& cfg) {
+    trace::trace_context c;
+    c.cpu = cfg.cpu;
+    c.sockets = cfg.sockets;
+    c.qpi_ports = cfg.qpi_ports;
+    c.uclk_hz = cfg.uclk_hz();
+    c.qclk_hz = cfg.qclk_hz();
+    return c;
+}
+
+namespace {
+
+// Standard input can be read only once, but a trace is read twice (check,
+// then replay): keep a copy in an anonymous temporary file.
+std::string spool_stdin(std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>>& temps) {
+    std::FILE* f = std::tmpfile();
+    if (!f) throw std::runtime_error("cannot create a temporary file for standard input");
+    temps.emplace_back(f, &std::fclose);
+    char buf[65536];
+    while (std::cin.read(buf, sizeof buf) || std::cin.gcount())
+        std::fwrite(buf, 1, static_cast<size_t>(std::cin.gcount()), f);
+    std::fflush(f);
+    return "/proc/self/fd/" + std::to_string(fileno(f));
+}
+
+}  // namespace
+
+replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : sys_(sys) {
+    const trace::trace_context ctx = trace_context_of(sys.config());
+    std::vector<std::pair<std::string, std::string>> paths;  // (path to open, name in messages)
+    for (const std::string& f : files) {
+        if (f == "-") paths.push_back({spool_stdin(temps_), "<stdin>"});
+        else paths.push_back({f, f});
+    }
+    for (const auto& [path, name] : paths) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw trace::trace_error(name, 0, 0, "cannot open");
+        last_ = std::max(last_, trace::validate_trace(in, name, ctx).last);
+    }
+    for (const auto& [path, name] : paths) {
+        auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
+        merger_.add(std::move(in), name, ctx);
+    }
+    have_ = merger_.next(next_);
+}
+
+replayer::~replayer() = default;
+
+void replayer::feed(time_ps until) {
+    while (have_ && trace::time_of(next_.record) < until) {
+        post(next_.record);
+        ++posted_;
+        have_ = merger_.next(next_);
+    }
+}
+
+void replayer::post(const trace::trace_record& r) {
+    if (const auto* p = std::get_if<trace::packet_record>(&r)) {
+        box_module* port = sys_.socket(p->socket).box("qpi" + std::to_string(p->port));
+        port->post_packet(p->dir, p->cycle, p->packet);
+        const cycle_t last = (port->link()->next_free_slot(p->dir) + 1) / 2;  // cycle after the last slot
+        end_ = std::max(end_, port->core().clock().cycle_start(last));
+    } else {
+        const auto& e = std::get<trace::event_record>(r);
+        box_module* box = sys_.socket(e.socket).box(e.box);
+        box->post_run(e.cycle, e.repeat, e.input, e.count);
+        end_ = std::max(end_, box->core().clock().cycle_start(e.cycle + e.repeat));
+    }
+}
+
+}  // namespace pmonsim

@@ -1,0 +1,48 @@
+// Trace replay: the packet and event traces given to pmonsim, merged by time
+// and posted into the model just before simulated time reaches them (so the
+// lazily-counting boxes always know their inputs). Every trace is validated
+// completely before anything is replayed: a bad row anywhere means nothing
+// runs. Memory stays flat: one pending record per file.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sc/uncore_system.h"
+#include "trace/trace_reader.h"
+
+namespace pmonsim {
+
+trace::trace_context trace_context_of(const uncore_config& cfg);
+
+class replayer {
+public:
+    // Validates and opens the traces ("-" is standard input, read once into a
+    // temporary file). Throws trace::trace_error on the first bad row.
+    replayer(uncore_system& sys, const std::vector<std::string>& files);
+    ~replayer();
+
+    // Posts every record whose time is before `until`.
+    void feed(time_ps until);
+    bool exhausted() const { return !have_; }
+    // When the effects of everything posted so far end (last flit slot of a
+    // packet, last cycle of an event row's repeat).
+    time_ps end_time() const { return end_; }
+    uint64_t records() const { return posted_; }
+    // The time of the latest record of all traces (0 without traces).
+    time_ps last_record_time() const { return last_; }
+
+private:
+    void post(const trace::trace_record& r);
+
+    uncore_system& sys_;
+    std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
+    trace::trace_merger merger_;
+    trace::trace_merger::merged_record next_;
+    bool have_ = false;
+    time_ps end_ = 0;
+    time_ps last_ = 0;
+    uint64_t posted_ = 0;
+};
+
+}  // namespace pmonsim

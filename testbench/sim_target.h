@@ -1,0 +1,37 @@
+// The driver layer's target implemented on the SystemC model: MSR and PCI
+// configuration accesses go to an uncore_system, and advance() lets simulated
+// time pass while a feeder posts the trace records that fall due. Must be used
+// from an SC_THREAD (advance waits).
+#pragma once
+#include <functional>
+
+#include "driver/target.h"
+#include "sc/uncore_system.h"
+
+namespace pmonsim {
+
+class sim_target : public driver::target {
+public:
+    // `feed(t)` posts every input whose time is before t; it is called before
+    // simulated time reaches t, in steps of at most `chunk` picoseconds.
+    using feeder = std::function<void(time_ps until)>;
+    sim_target(uncore_system& sys, feeder feed = {}, time_ps chunk = 10'000'000);
+
+    unsigned cpu_count() const override;
+    bool msr_read(unsigned cpu, uint32_t msr, uint64_t& value) override;
+    bool msr_write(unsigned cpu, uint32_t msr, uint64_t value) override;
+    bool pci_read(const driver::pci_address& a, uint32_t offset, unsigned size, uint64_t& value) override;
+    bool pci_write(const driver::pci_address& a, uint32_t offset, unsigned size, uint64_t value) override;
+    std::vector<driver::pci_device_info> pci_devices() override;
+    void advance(uint64_t ps) override;
+    uint64_t now() const override;
+
+private:
+    bool exists(const driver::pci_address& a) const;
+
+    uncore_system& sys_;
+    feeder feed_;
+    time_ps chunk_;
+};
+
+}  // namespace pmonsim

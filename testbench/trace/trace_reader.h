@@ -1,0 +1,187 @@
+// Streaming readers of the two text trace formats (DECISIONS.md "QPI link
+// layer": packets and per-cycle event increments drive the model).
+//
+// Both formats are CSV with a header row. The header tells them apart:
+//
+//   packet trace  (one QPI packet received or sent per row)
+//     required  time | cycle, port, dir, mc
+//     optional  socket, opc, vn, rnid, dnid, rds, flits, ring
+//   event trace   (per-cycle increments of any catalog event)
+//     required  time | cycle, box, event, count
+//     optional  socket, umask, ext, repeat
+//
+// Syntax: lines whose first non-blank character is `#` are comments; blank
+// lines are ignored; CR LF line ends and a UTF-8 byte-order mark are accepted.
+// Fields are separated by commas and trimmed of spaces and tabs; there is no
+// quoting (no value of either format needs a comma). Column names and named
+// values are case-insensitive, and columns may come in any order. An unknown
+// column is an error (so a misspelt optional column such as `flit` cannot
+// silently fall back to its default), and so is a duplicate one. A row must
+// have exactly as many fields as the header; an empty field of an optional
+// column means its default. Integers are decimal or 0x hex.
+//
+// Time: `time` is in ns, a decimal number (`12.5`); it is converted exactly to
+// integer picoseconds, and digits beyond the third fractional one round half
+// up to the nearest ps (traces produced from floating-point arithmetic, e.g. at
+// 7.2 GT/s where a QCLK is 1111.1 ps, stay usable). `cycle` is an integer in
+// the row's box clock (QCLK for packets and qpiN, UCLK for ubox and r2pcie).
+// A `time` row keeps its time and gets cycle = the first cycle of its clock
+// starting at or after it; a `cycle` row gets time = the start of that cycle.
+// Rows must be in non-decreasing time order (in ps, across boxes and clocks).
+//
+// Every bad input throws trace_error with what() = "FILE:LINE:COLUMN: reason"
+// (COLUMN is the 1-based field number; the reason names the column and the
+// offending value). Memory use does not depend on the length of the file: one
+// line is held at a time, and lines longer than max_line_length are an error.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/clock.h"
+#include "core/personality.h"
+#include "core/qpi_link.h"
+
+namespace pmonsim::trace {
+
+// Bad trace input. what() is "FILE:LINE:COLUMN: reason" ("FILE:LINE: reason"
+// when the problem is not in one column, "FILE: reason" when not in one line).
+class trace_error : public std::runtime_error {
+public:
+    trace_error(std::string file, unsigned line, unsigned column, std::string reason);
+    const std::string& file() const { return file_; }
+    unsigned line() const { return line_; }      // 1-based; 0: the file as a whole
+    unsigned column() const { return column_; }  // 1-based field number; 0: the line
+    const std::string& reason() const { return reason_; }
+
+private:
+    std::string file_;
+    unsigned line_;
+    unsigned column_;
+    std::string reason_;
+};
+
+// The machine a trace is read for (fill it from uncore_config: cpu, sockets,
+// qpi_ports, uclk_hz(), qclk_hz()).
+struct trace_context {
+    cpu_model cpu = cpu_model::ivb_ep;
+    unsigned sockets = 1;
+    unsigned qpi_ports = 2;
+    uint64_t uclk_hz = 2000000000ull;
+    uint64_t qclk_hz = 1000000000ull;
+};
+
+enum class trace_kind { packets, events };
+const char* to_string(trace_kind k);
+
+struct packet_record {
+    unsigned line = 0;   // line of the row in its file
+    time_ps time = 0;    // the row's time (for a `cycle` row: the start of that QCLK cycle)
+    cycle_t cycle = 0;   // QCLK cycle in which the packet's header is ready
+    unsigned socket = 0;
+    unsigned port = 0;
+    qpi_dir dir = qpi_dir::rx;
+    qpi_packet packet;   // packet.flits is always set: the `flits` column or shape_of()
+};
+
+struct event_record {
+    unsigned line = 0;
+    time_ps time = 0;    // the row's time (for a `cycle` row: the start of that cycle)
+    cycle_t cycle = 0;   // first cycle, in the box's clock
+    unsigned socket = 0;
+    box_kind kind = box_kind::ubox;  // ubox, r2pcie or qpi
+    unsigned unit = 0;               // QPI port (0 for ubox and r2pcie)
+    std::string box;                 // "ubox", "r2pcie", "qpi0", "qpi1" or "qpi2"
+    unsigned event = 0;              // index into catalog_for(kind, cpu).events()
+    unsigned input = 0;              // catalog input (sub-event) index
+    uint32_t count = 0;              // increment per cycle, 0..max_inc
+    uint64_t repeat = 1;             // number of consecutive cycles, >= 1
+};
+
+using trace_record = std::variant<packet_record, event_record>;
+time_ps time_of(const trace_record& r);
+unsigned line_of(const trace_record& r);
+
+class trace_reader {
+public:
+    static constexpr std::size_t max_line_length = 65536;
+
+    // Reads up to and including the header row; throws trace_error if it is
+    // bad, std::invalid_argument if the context is (no socket, more than 3 QPI
+    // ports, a zero clock). `in` must outlive the reader.
+    trace_reader(std::istream& in, std::string filename, const trace_context& ctx);
+    ~trace_reader();
+    trace_reader(const trace_reader&) = delete;
+    trace_reader& operator=(const trace_reader&) = delete;
+
+    trace_kind kind() const;
+    const std::string& filename() const;
+    // Records returned so far.
+    uint64_t records() const;
+
+    // The next row: false at the end of the file. Throws trace_error on a bad
+    // row; the typed overloads throw std::logic_error for the other kind.
+    bool next(packet_record& r);
+    bool next(event_record& r);
+    bool next(trace_record& r);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> p_;
+};
+
+struct trace_summary {
+    trace_kind kind;
+    uint64_t records = 0;
+    time_ps first = 0;  // time of the first and last record (0 when there are none)
+    time_ps last = 0;
+};
+
+// Reads a whole trace once to check it (nothing is stored), throwing
+// trace_error on the first bad row.
+trace_summary validate_trace(std::istream& in, const std::string& filename,
+                             const trace_context& ctx);
+
+// Merges several traces (either kind, mixed) by time. Stable: among records
+// with equal times, earlier-added sources come first, and one source's rows
+// keep their order. Holds one pending record per source.
+class trace_merger {
+public:
+    struct merged_record {
+        std::size_t source = 0;  // index returned by add()
+        trace_record record;
+    };
+
+    trace_merger();
+    ~trace_merger();
+    trace_merger(const trace_merger&) = delete;
+    trace_merger& operator=(const trace_merger&) = delete;
+
+    // A reader owned by the caller (it must outlive the merger).
+    std::size_t add(trace_reader& reader);
+    // A stream the merger owns, read with a reader it creates (throws on a bad header).
+    std::size_t add(std::unique_ptr<std::istream> in, std::string filename,
+                    const trace_context& ctx);
+    // Opens a file (throws trace_error "FILE: cannot open" if it cannot).
+    std::size_t open(const std::string& path, const trace_context& ctx);
+
+    std::size_t sources() const;
+    const trace_reader& reader(std::size_t source) const;
+
+    // The next record in time order; false when every source is exhausted.
+    // Sources cannot be added once next() has been called.
+    bool next(merged_record& out);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> p_;
+};
+
+}  // namespace pmonsim::trace

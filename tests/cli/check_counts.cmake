@@ -1,0 +1,28 @@
+# Runs pmonsim with --report csv and checks the counters listed in an
+# expected-counts.csv (socket,box,counter,value), whatever else the report says.
+#   cmake -DCOMMAND=<pmonsim>|<args...> -DEXPECTED=<expected-counts.csv> -P check_counts.cmake
+string(REPLACE "|" ";" COMMAND "${COMMAND}")
+execute_process(COMMAND ${COMMAND} --report csv OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pmonsim failed (${rc}): ${err}")
+endif()
+file(STRINGS "${EXPECTED}" rows)
+list(REMOVE_AT rows 0)  # header
+string(REPLACE "\n" ";" lines "${out}")
+foreach(row IN LISTS rows)
+  string(REPLACE "," ";" f "${row}")
+  list(GET f 0 socket)
+  list(GET f 1 box)
+  list(GET f 2 counter)
+  list(GET f 3 want)
+  set(found "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^${socket},${box},${counter},[^,]*,[^,]*,([0-9]+),")
+      set(found "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  if(NOT found STREQUAL want)
+    message(FATAL_ERROR "socket ${socket} ${box} counter ${counter}: expected ${want}, got '${found}'")
+  endif()
+endforeach()
+message(STATUS "all expected counts match")

@@ -1,0 +1,3 @@
+wrmsr 0xc00 0x80000000
+# fine so far
+wrmsr 0xc00

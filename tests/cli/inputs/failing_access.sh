@@ -1,0 +1,3 @@
+echo before
+wrmsr 0xc12 1
+echo after
