@@ -25,8 +25,9 @@ class target {
 public:
     virtual ~target() = default;
 
-    // Logical CPUs, numbered 0..cpu_count()-1.
+    // Logical CPUs, numbered 0..cpu_count()-1, and the package (socket) of each.
     virtual unsigned cpu_count() const = 0;
+    virtual unsigned package_of(unsigned cpu) const { (void)cpu; return 0; }
     // MSR access on one CPU; false when the access fails (the model's #GP,
     // EIO from /dev/cpu/N/msr), and then nothing changed.
     virtual bool msr_read(unsigned cpu, uint32_t msr, uint64_t& value) = 0;

@@ -11,6 +11,8 @@ sim_target::sim_target(uncore_system& sys, feeder feed, time_ps chunk)
 
 unsigned sim_target::cpu_count() const { return sys_.config().sockets * sys_.config().cpus_per_socket; }
 
+unsigned sim_target::package_of(unsigned cpu) const { return cpu / sys_.config().cpus_per_socket; }
+
 bool sim_target::msr_read(unsigned cpu, uint32_t msr, uint64_t& value) {
     if (feed_) feed_(now_ps() + 1);  // inputs due now are in place before the access
     return sys_.msr_read(cpu, msr, value);

@@ -18,6 +18,7 @@ public:
     sim_target(uncore_system& sys, feeder feed = {}, time_ps chunk = 10'000'000);
 
     unsigned cpu_count() const override;
+    unsigned package_of(unsigned cpu) const override;
     bool msr_read(unsigned cpu, uint32_t msr, uint64_t& value) override;
     bool msr_write(unsigned cpu, uint32_t msr, uint64_t value) override;
     bool pci_read(const driver::pci_address& a, uint32_t offset, unsigned size, uint64_t& value) override;
