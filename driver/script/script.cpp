@@ -9,7 +9,9 @@
 //     options abbreviated to any unambiguous prefix). Master differs from the
 //     1.3 release that distributions ship in two places: rdmsr -a prefixes
 //     each line with "CPU n: " (1.3 prints the values alone), and -p allows
-//     CPUs up to 5119 (1.3: 255). We follow master.
+//     CPUs up to 5119 (1.3: 255). We follow 1.3's output (what Debian ships,
+//     so a script prints the same on the model and on a Debian machine) and
+//     master's wider CPU range.
 //   - setpci: pciutils setpci.c (parse_options, parse_filter, parse_op,
 //     parse_register, parse_x32, select_devices, execute, exec_op) and
 //     lib/filter.c (pci_filter_parse_slot, pci_filter_parse_id,
@@ -845,7 +847,6 @@ bool run_rdmsr(const rdmsr_command& c, target& t, std::ostream& out, std::ostrea
         }
         // -a prefixes the CPU (msr-tools master; the 1.3 release printed values only),
         // except for raw output.
-        if (c.all_cpus && (c.mode & rdmsr_mode::base_mask) != rdmsr_mode::raw) out << "CPU " << cpu << ": ";
         out << format_msr_value(v, c);
     }
     return true;

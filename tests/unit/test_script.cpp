@@ -444,8 +444,8 @@ TEST(ScriptRdmsr, AllCpusPrintOneLineEach) {
     t.msrs[{0, 0xC00}] = 0x10;
     t.msrs[{1, 0xC00}] = 0x20000;
     t.msrs[{2, 0xC00}] = 0xFFFFFFFFFFFFFFFF;
-    EXPECT_EQ(output(t, "rdmsr -a 0xc00\n"), "CPU 0: 10\nCPU 1: 20000\nCPU 2: ffffffffffffffff\n");
-    EXPECT_EQ(output(t, "rdmsr -a -0 -c -f 19:16 0xc00\n"), "CPU 0: 0x0\nCPU 1: 0x2\nCPU 2: 0xf\n");
+    EXPECT_EQ(output(t, "rdmsr -a 0xc00\n"), "10\n20000\nffffffffffffffff\n");
+    EXPECT_EQ(output(t, "rdmsr -a -0 -c -f 19:16 0xc00\n"), "0x0\n0x2\n0xf\n");
     EXPECT_EQ(output(t, "rdmsr -a -r -c -f 7:0 0xc00\n"),
               "{0x10,0x00,0x00,0x00,0x00,0x00,0x00,0x00}\n{0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00}\n"
               "{0xff,0x00,0x00,0x00,0x00,0x00,0x00,0x00}\n");
@@ -471,7 +471,7 @@ TEST(ScriptRdmsr, FailedReadPrintsMsrToolsMessageAndStops) {
     u.failing_msrs.insert({1, 0x391});
     const result a = run(u, "rdmsr -a 0x391\necho not reached\n");
     EXPECT_EQ(a.status, 4);
-    EXPECT_EQ(a.out, "CPU 0: 5\n");
+    EXPECT_EQ(a.out, "5\n");
     EXPECT_EQ(a.err, "rdmsr: CPU 1 cannot read MSR 0x00000391\n");
     EXPECT_EQ(u.log, (std::vector<std::string>{"rdmsr 0 0x391", "rdmsr 1 0x391 FAIL"}));
 }
