@@ -111,7 +111,7 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     if (spec_.catalog)
         if (auto e = spec_.catalog->find("CLOCKTICKS")) {
             clock_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
-            steps_[0].push_back({static_cast<unsigned>(clock_input_), 1});
+            steps_.push_back({0, static_cast<unsigned>(clock_input_), 1});
         }
     for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);
 }
@@ -209,7 +209,8 @@ void box_core::post_step(cycle_t from, unsigned input, int64_t delta) {
     if (from < cur_)
         throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
                                " but the box is already at cycle " + std::to_string(cur_));
-    steps_[from].push_back({input, delta});
+    steps_.push_back({from, input, delta});
+    std::push_heap(steps_.begin(), steps_.end(), later{});
 }
 
 void box_core::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value) {
@@ -225,14 +226,18 @@ void box_core::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value
 
 void box_core::post_rx_header(cycle_t at, uint64_t fields) {
     if (at < cur_) throw std::logic_error(spec_.name + ": packet header posted in the past");
-    headers_[at].push_back(fields);
+    // Headers come in cycle order from the link; keep the deque sorted anyway.
+    auto pos = headers_.end();
+    while (pos != headers_.begin() && std::prev(pos)->cycle > at) --pos;
+    headers_.insert(pos, {at, fields});
 }
 
 uint64_t box_core::count_matches(cycle_t c) const {
-    auto it = headers_.find(c);
-    if (it == headers_.end()) return 0;
     uint64_t n = 0;
-    for (uint64_t f : it->second) n += filter_matches(f);
+    for (const header& h : headers_) {
+        if (h.cycle > c) break;
+        if (h.cycle == c) n += filter_matches(h.fields);
+    }
     return n;
 }
 
@@ -245,11 +250,12 @@ uint32_t box_core::increment_of(const counter& c, const std::vector<uint64_t>& i
 
 uint64_t box_core::input_now(unsigned input) const {
     uint64_t v = inputs_.at(input);
-    if (auto it = steps_.find(cur_); it != steps_.end())
-        for (const step& s : it->second)
-            if (s.input == input) v += s.delta;
-    if (static_cast<int>(input) == cto_input_)
-        v += headers_.count(cur_) ? count_matches(cur_) : (cur_ < cto_expire_ ? cto_now_ : 0);
+    for (const step& s : steps_)  // changes due now but not applied yet
+        if (s.cycle == cur_ && s.input == input) v += s.delta;
+    if (static_cast<int>(input) == cto_input_) {
+        const bool fresh = !headers_.empty() && headers_.front().cycle == cur_;
+        v += fresh ? count_matches(cur_) : (cur_ < cto_expire_ ? cto_now_ : 0);
+    }
     return v;
 }
 
@@ -286,19 +292,22 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
     while (cur_ < target) {
         // Apply the changes posted for this cycle.
         if (cur_ >= cto_expire_) cto_now_ = 0;
-        if (auto it = steps_.begin(); it != steps_.end() && it->first <= cur_) {
-            for (const step& s : it->second) inputs_[s.input] += s.delta;
-            steps_.erase(it);
+        while (!steps_.empty() && steps_.front().cycle <= cur_) {
+            inputs_[steps_.front().input] += steps_.front().delta;
+            std::pop_heap(steps_.begin(), steps_.end(), later{});
+            steps_.pop_back();
         }
-        if (auto it = headers_.begin(); it != headers_.end() && it->first <= cur_) {
+        if (!headers_.empty() && headers_.front().cycle <= cur_) {
             cto_now_ = 0;
-            for (uint64_t f : it->second) cto_now_ += filter_matches(f);
-            cto_expire_ = it->first + 1;
-            headers_.erase(it);
+            cto_expire_ = headers_.front().cycle + 1;
+            while (!headers_.empty() && headers_.front().cycle < cto_expire_) {
+                cto_now_ += filter_matches(headers_.front().fields);
+                headers_.pop_front();
+            }
         }
         cycle_t next = target;
-        if (!steps_.empty()) next = std::min(next, steps_.begin()->first);
-        if (!headers_.empty()) next = std::min(next, headers_.begin()->first);
+        if (!steps_.empty()) next = std::min(next, steps_.front().cycle);
+        if (!headers_.empty()) next = std::min(next, headers_.front().cycle);
         if (cto_now_ && cto_expire_ > cur_) next = std::min(next, cto_expire_);
         const uint64_t n = next - cur_;
 

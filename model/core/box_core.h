@@ -12,7 +12,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -127,7 +127,13 @@ private:
         std::string problem;               // why it counts nothing
         bool diagnosed = false;
     };
-    struct step { unsigned input; int64_t delta; };
+    // A posted input change. Kept in a binary min-heap on `cycle`: posts arrive
+    // almost in order and are consumed in order, without a node per change.
+    struct step { cycle_t cycle; unsigned input; int64_t delta; };
+    struct later {
+        bool operator()(const step& a, const step& b) const { return a.cycle > b.cycle; }
+    };
+    struct header { cycle_t cycle; uint64_t fields; };
 
     void decode(unsigned i);
     uint32_t increment_of(const counter& c, const std::vector<uint64_t>& in) const;
@@ -155,8 +161,8 @@ private:
     bool armed_ = true;
 
     std::vector<uint64_t> inputs_;
-    std::map<cycle_t, std::vector<step>> steps_;
-    std::map<cycle_t, std::vector<uint64_t>> headers_;
+    std::vector<step> steps_;      // min-heap (later)
+    std::deque<header> headers_;   // sorted by cycle
     int cto_input_ = -1;
     int clock_input_ = -1;  // CLOCKTICKS: driven by the box itself
     uint32_t cto_now_ = 0;
