@@ -1,0 +1,154 @@
+// Uncore discovery by PCI device ID (see topology.h).
+#include "driver/topology.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+namespace pmonsim::driver {
+
+namespace {
+
+constexpr uint16_t intel = 0x8086;
+constexpr uint8_t r2pcie_dev = 19, r2pcie_fn = 1;
+
+std::string hex4(uint16_t v) {
+    char b[8];
+    std::snprintf(b, sizeof b, "%04x", v);
+    return b;
+}
+
+std::string bus_name(uint16_t domain, uint8_t bus) {
+    char b[16];
+    std::snprintf(b, sizeof b, "%04x:%02x", domain, bus);
+    return b;
+}
+
+std::string dev_fn(uint8_t dev, uint8_t fn) { return "D" + std::to_string(dev) + ":F" + std::to_string(fn); }
+
+// Whether `d` is one of the personality's uncore functions, at its place.
+bool is_uncore_function(cpu_model cpu, const pci_device_info& d) {
+    if (d.vendor != intel) return false;
+    if (d.addr.dev == r2pcie_dev && d.addr.fn == r2pcie_fn && d.device == r2pcie_device_id(cpu)) return true;
+    for (unsigned p = 0; p < qpi_port_count(cpu); ++p)
+        for (qpi_function f : {qpi_function::misc, qpi_function::pmon, qpi_function::filter})
+            if (d.addr.dev == qpi_device_number(p) && d.addr.fn == static_cast<uint8_t>(f) &&
+                d.device == qpi_device_id(cpu, p, f))
+                return true;
+    return false;
+}
+
+bool has_function(const std::vector<pci_device_info>& devices, const pci_address& a, uint16_t id) {
+    return std::any_of(devices.begin(), devices.end(), [&](const pci_device_info& d) {
+        return d.addr == a && d.vendor == intel && d.device == id;
+    });
+}
+
+}  // namespace
+
+unsigned qpi_port_count(cpu_model cpu) { return cpu == cpu_model::snb_ep ? 2 : 3; }
+
+uint16_t r2pcie_device_id(cpu_model cpu) { return cpu == cpu_model::snb_ep ? 0x3C43 : 0x0E34; }
+
+uint16_t qpi_device_id(cpu_model cpu, unsigned port, qpi_function f) {
+    //                                 misc    pmon    filter
+    static const uint16_t snb[2][3] = {{0x3C80, 0x3C41, 0x3C86}, {0x3C90, 0x3C42, 0x3C96}};
+    static const uint16_t ivb[3][3] = {
+        {0x0E80, 0x0E32, 0x0E86}, {0x0E90, 0x0E33, 0x0E96}, {0x0EC0, 0x0E3A, 0x0EC6}};
+    if (port >= qpi_port_count(cpu))
+        throw std::out_of_range("no QPI port " + std::to_string(port) + " on " + to_string(cpu));
+    const unsigned i = f == qpi_function::misc ? 0 : f == qpi_function::pmon ? 1 : 2;
+    return cpu == cpu_model::snb_ep ? snb[port][i] : ivb[port][i];
+}
+
+uint8_t qpi_device_number(unsigned port) {
+    static const uint8_t dev[3] = {8, 9, 24};
+    if (port >= 3) throw std::out_of_range("no QPI port " + std::to_string(port));
+    return dev[port];
+}
+
+pci_address r2pcie_address(const socket_info& s) { return {s.domain, s.bus, r2pcie_dev, r2pcie_fn}; }
+
+pci_address qpi_address(const socket_info& s, unsigned port, qpi_function f) {
+    return {s.domain, s.bus, qpi_device_number(port), static_cast<uint8_t>(f)};
+}
+
+topology discover(target& t, cpu_model cpu) {
+    topology topo;
+    topo.cpu = cpu;
+    topo.cpus = t.cpu_count();
+    const std::vector<pci_device_info> devices = t.pci_devices();
+
+    // The uncore buses, in (domain, bus) order, and what is on each.
+    std::map<std::pair<uint16_t, uint8_t>, socket_info> buses;
+    for (const pci_device_info& d : devices) {
+        if (!is_uncore_function(cpu, d)) continue;
+        socket_info& s = buses[{d.addr.domain, d.addr.bus}];
+        s.domain = d.addr.domain;
+        s.bus = d.addr.bus;
+        if (d.addr.dev == r2pcie_dev && d.addr.fn == r2pcie_fn) s.has_r2pcie = true;
+    }
+    for (auto& [key, s] : buses) {
+        for (unsigned p = 0; p < qpi_port_count(cpu); ++p) {
+            if (has_function(devices, qpi_address(s, p, qpi_function::pmon), qpi_device_id(cpu, p, qpi_function::pmon)))
+                s.qpi_ports.push_back(p);
+            if (has_function(devices, qpi_address(s, p, qpi_function::filter),
+                             qpi_device_id(cpu, p, qpi_function::filter)))
+                s.qpi_filters.push_back(p);
+            if (has_function(devices, qpi_address(s, p, qpi_function::misc), qpi_device_id(cpu, p, qpi_function::misc)))
+                s.qpi_misc.push_back(p);
+        }
+        s.has_rate_status = !s.qpi_misc.empty();
+    }
+
+    if (buses.empty()) {
+        const cpu_model other = cpu == cpu_model::snb_ep ? cpu_model::ivb_ep : cpu_model::snb_ep;
+        std::string msg = "no uncore PCI bus found: none of the " + std::to_string(devices.size()) +
+                          " PCI functions is an uncore function of " + to_string(cpu) + " (R2PCIe 8086:" +
+                          hex4(r2pcie_device_id(cpu)) + " at D19:F1, QPI misc 8086:" +
+                          hex4(qpi_device_id(cpu, 0, qpi_function::misc)) + " at D8:F0, ...)";
+        if (std::any_of(devices.begin(), devices.end(),
+                        [&](const pci_device_info& d) { return is_uncore_function(other, d); }))
+            msg += "; the machine has " + std::string(to_string(other)) + " uncore functions: the CPU is " +
+                   to_string(other) + ", not " + to_string(cpu);
+        else
+            msg += "; a virtual machine does not show the uncore, and some BIOSes hide the uncore PCI "
+                   "devices: enable their export in the BIOS";
+        throw hw_error(msg);
+    }
+
+    for (auto& [key, s] : buses) {
+        s.socket = static_cast<unsigned>(topo.sockets.size());
+        if (s.qpi_ports.empty()) {
+            std::string where;
+            for (unsigned p = 0; p < qpi_port_count(cpu); ++p)
+                where += std::string(p ? ", " : "") + "8086:" + hex4(qpi_device_id(cpu, p, qpi_function::pmon)) +
+                         " at " + dev_fn(qpi_device_number(p), static_cast<uint8_t>(qpi_function::pmon));
+            throw hw_error("socket " + std::to_string(s.socket) + " (uncore bus " + bus_name(s.domain, s.bus) +
+                           ") has no QPI PMON function (" + where +
+                           "): the BIOS hides the QPI performance monitoring devices; enable the export of "
+                           "the QPI performance monitoring devices in the BIOS");
+        }
+        topo.sockets.push_back(s);
+    }
+
+    std::set<unsigned> packages;
+    for (unsigned c = 0; c < topo.cpus; ++c) {
+        const unsigned p = t.package_of(c);
+        if (p == hw_target::no_package) continue;
+        packages.insert(p);
+        if (p < topo.sockets.size() && topo.sockets[p].first_cpu == socket_info::no_cpu)
+            topo.sockets[p].first_cpu = c;
+    }
+    if (packages.size() > topo.sockets.size())
+        throw hw_error("the CPUs are in " + std::to_string(packages.size()) + " packages but only " +
+                       std::to_string(topo.sockets.size()) +
+                       (topo.sockets.size() == 1 ? " uncore PCI bus was" : " uncore PCI buses were") + " found: the sockets cannot be matched "
+                       "with their uncore; some BIOSes hide the uncore PCI devices: enable their export in the BIOS");
+    return topo;
+}
+
+}  // namespace pmonsim::driver
