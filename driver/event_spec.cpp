@@ -1,0 +1,629 @@
+#include "driver/event_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <vector>
+
+#include "core/box_core.h"
+
+namespace pmonsim::driver {
+
+namespace {
+
+constexpr unsigned kEdge = 18, kExt = 21, kInv = 23, kThresh = 24;
+
+// --- strings ------------------------------------------------------------------
+
+std::string trim(const std::string& s) {
+    auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) return {};
+    auto e = s.find_last_not_of(" \t\r\n");
+    return s.substr(b, e - b + 1);
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+bool iequal(const std::string& a, const std::string& b) { return lower(a) == lower(b); }
+
+bool istarts(const std::string& s, const std::string& prefix) {
+    return s.size() >= prefix.size() && iequal(s.substr(0, prefix.size()), prefix);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::string::size_type b = 0;
+    for (;;) {
+        auto e = s.find(sep, b);
+        out.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
+        if (e == std::string::npos) return out;
+        b = e + 1;
+    }
+}
+
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+std::string hex8(uint32_t v) {
+    char b[16];
+    std::snprintf(b, sizeof b, "0x%08x", v);
+    return b;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+    return out;
+}
+
+// --- boxes --------------------------------------------------------------------
+
+// The facts parse_event needs from the box model (make_box_spec), built once.
+const box_spec& spec_of(box_kind kind, cpu_model cpu) {
+    static const std::vector<box_spec> all = [] {
+        std::vector<box_spec> v;
+        for (cpu_model c : {cpu_model::snb_ep, cpu_model::ivb_ep})
+            for (box_kind k : {box_kind::ubox, box_kind::ubox_fixed, box_kind::r2pcie, box_kind::qpi})
+                v.push_back(make_box_spec(k, c, 0));
+        return v;
+    }();
+    return all[(cpu == cpu_model::snb_ep ? 0 : 4) + static_cast<unsigned>(kind)];
+}
+
+std::string box_label(box_kind kind, unsigned unit) {
+    if (kind == box_kind::qpi) return "qpi" + std::to_string(unit);
+    return to_string(kind);
+}
+
+unsigned max_qpi_ports(cpu_model cpu) { return cpu == cpu_model::snb_ep ? 2 : 3; }
+
+const char* name_prefix(box_kind kind) {
+    switch (kind) {
+        case box_kind::ubox:
+        case box_kind::ubox_fixed: return "UNC_U_";
+        case box_kind::r2pcie: return "UNC_R2_";
+        case box_kind::qpi: return "UNC_Q_";
+    }
+    return "";
+}
+
+// --- the event being built ------------------------------------------------------
+
+struct draft {
+    draft(const std::string& t, cpu_model c) : text(t), cpu(c) {}
+
+    const std::string& text;
+    cpu_model cpu;
+    box_kind kind = box_kind::r2pcie;
+    unsigned unit = 0;
+    const box_spec* box = nullptr;
+    bool fixed = false;
+
+    uint8_t code = 0;
+    bool ext = false;
+    uint8_t umask = 0;
+    unsigned thresh = 0;
+    bool edge = false, inv = false;
+    uint64_t match = 0, mask = 0;
+    std::string filter_term;              // the first filter term given, for errors
+    std::string modifier_term;            // the first thresh/edge/inv term given, for errors
+    std::optional<unsigned> socket;
+
+    [[noreturn]] void fail(const std::string& reason) const {
+        throw event_error(text + ": " + reason);
+    }
+    std::string box_name() const { return box_label(kind, unit); }
+    const event_catalog& catalog() const { return catalog_for(kind, cpu); }
+};
+
+void set_box(draft& d, box_kind kind, unsigned unit, unsigned qpi_ports) {
+    if (kind == box_kind::qpi) {
+        const std::string name = box_label(kind, unit);
+        if (unit >= max_qpi_ports(d.cpu))
+            d.fail(name + " does not exist on " + to_string(d.cpu) + " (" +
+                   std::to_string(max_qpi_ports(d.cpu)) + " QPI ports)");
+        if (unit >= qpi_ports)
+            d.fail(name + " does not exist: " + std::to_string(qpi_ports) + " QPI port" +
+                   (qpi_ports == 1 ? "" : "s") + " configured");
+    }
+    d.kind = kind;
+    d.unit = unit;
+    d.box = &spec_of(kind, d.cpu);
+}
+
+uint64_t parse_number(const draft& d, const std::string& term, const std::string& s) {
+    std::string v = trim(s);
+    int base = 10;
+    std::size_t i = 0;
+    if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+        base = 16;
+        i = 2;
+    }
+    if (i >= v.size()) d.fail(term + ": '" + s + "' is not a number");
+    uint64_t out = 0;
+    for (; i < v.size(); ++i) {
+        int digit;
+        char c = static_cast<char>(std::tolower(static_cast<unsigned char>(v[i])));
+        if (c >= '0' && c <= '9') digit = c - '0';
+        else if (base == 16 && c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+        else d.fail(term + ": '" + s + "' is not a number");
+        if (out > (~uint64_t{0} - static_cast<uint64_t>(digit)) / static_cast<uint64_t>(base))
+            d.fail(term + ": '" + s + "' does not fit in 64 bits");
+        out = out * static_cast<uint64_t>(base) + static_cast<uint64_t>(digit);
+    }
+    return out;
+}
+
+// --- filter fields ----------------------------------------------------------------
+
+struct filter_field {
+    const char* name;
+    bool is_mask;       // config2 (MASK) rather than config1 (MATCH)
+    unsigned lo, hi;
+    bool raw;           // a whole register: check the documented bits
+};
+
+// Linux's format fields (uncore_snbep.c, qpi-ll.md §2.1) plus the project's raw names.
+const std::vector<filter_field>& filter_fields() {
+    static const std::vector<filter_field> f = {
+        {"match_vnw", false, 3, 4, false},   {"match_opc", false, 5, 8, false},
+        {"match_mc", false, 9, 12, false},   {"match_dnid", false, 13, 17, false},
+        {"match_rnid4", false, 31, 31, false}, {"match_rnid30", false, 32, 35, false},
+        {"match_rds", false, 48, 51, false}, {"match0", false, 0, 31, true},
+        {"match1", false, 32, 63, true},     {"match", false, 0, 63, true},
+        {"config1", false, 0, 63, true},
+        {"mask_vnw", true, 3, 4, false},     {"mask_opc", true, 5, 8, false},
+        {"mask_mc", true, 9, 12, false},     {"mask_dnid", true, 13, 17, false},
+        {"mask_rnid4", true, 31, 31, false}, {"mask_rnid30", true, 32, 35, false},
+        {"mask_rds", true, 48, 51, false},   {"mask0", true, 0, 31, true},
+        {"mask1", true, 32, 63, true},       {"mask", true, 0, 63, true},
+        {"config2", true, 0, 63, true},
+    };
+    return f;
+}
+
+void apply_filter(draft& d, const filter_field& f, const std::string& term, uint64_t v) {
+    const unsigned width = f.hi - f.lo + 1;
+    if (width < 64 && (v >> width) != 0)
+        d.fail(term + " does not fit in " + std::to_string(width) + " bit" + (width == 1 ? "" : "s"));
+    const uint64_t field_mask = (width == 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1)) << f.lo;
+    const uint64_t bits = v << f.lo;
+    if (const uint64_t bad = bits & ~filter_valid_bits) {
+        const bool low = (bad & 0xFFFFFFFFull) != 0;
+        const std::string reg = std::string(f.is_mask ? "MASK" : "MATCH") + (low ? "0" : "1");
+        const uint32_t half = low ? static_cast<uint32_t>(bad) : static_cast<uint32_t>(bad >> 32);
+        const uint32_t valid = low ? static_cast<uint32_t>(filter_valid_bits)
+                                   : static_cast<uint32_t>(filter_valid_bits >> 32);
+        d.fail(term + " sets " + reg + " bits " + hex(half) + " outside its documented fields (" +
+               hex8(valid) + ")");
+    }
+    uint64_t& reg = f.is_mask ? d.mask : d.match;
+    reg = (reg & ~field_mask) | bits;
+    if (d.filter_term.empty()) d.filter_term = term;
+}
+
+// --- modifiers common to both spellings -------------------------------------------------
+
+void set_thresh(draft& d, const std::string& term, uint64_t v) {
+    const unsigned bits = d.box->thresh_bits;
+    if (v >= (uint64_t{1} << bits))
+        d.fail(term + " does not fit the " + d.box_name() + " " + std::to_string(bits) +
+               "-bit threshold (0-" + std::to_string((1u << bits) - 1) + ")");
+    d.thresh = static_cast<unsigned>(v);
+}
+
+void set_inv(draft& d, const std::string& term, bool on) {
+    if (on && !d.box->has_invert)
+        d.fail(term + ": invert does not exist on " + to_string(d.cpu) +
+               " (CTL bit 23 is reserved)");
+    d.inv = on;
+}
+
+bool parse_flag(const draft& d, const std::string& term, const std::optional<std::string>& value) {
+    if (!value) return true;
+    uint64_t v = parse_number(d, term, *value);
+    if (v > 1) d.fail(term + ": must be 0 or 1");
+    return v == 1;
+}
+
+// Applies a term shared by both spellings; false if the key is not one of them.
+bool apply_common(draft& d, const std::string& key, const std::optional<std::string>& value,
+                  const std::string& term) {
+    auto need_value = [&]() -> uint64_t {
+        if (!value) d.fail(term + " needs a value (" + key + "=N)");
+        return parse_number(d, term, *value);
+    };
+    if (key == "thresh") {
+        set_thresh(d, term, need_value());
+    } else if (key == "edge") {
+        d.edge = parse_flag(d, term, value);
+    } else if (key == "inv") {
+        set_inv(d, term, parse_flag(d, term, value));
+    } else if (key == "socket") {
+        uint64_t v = need_value();
+        if (v > 0xFFFF) d.fail(term + ": no such socket");
+        d.socket = static_cast<unsigned>(v);
+        return true;
+    } else {
+        for (const filter_field& f : filter_fields())
+            if (key == f.name) {
+                apply_filter(d, f, term, need_value());
+                return true;
+            }
+        return false;
+    }
+    if (d.modifier_term.empty()) d.modifier_term = term;
+    return true;
+}
+
+struct term {
+    std::string text, key;
+    std::optional<std::string> value;
+};
+
+std::vector<term> split_terms(const draft& d, const std::string& s, const char* what) {
+    std::vector<term> out;
+    for (const std::string& raw : split(s, ',')) {
+        term t;
+        t.text = trim(raw);
+        if (t.text.empty()) d.fail(std::string("empty ") + what);
+        auto eq = t.text.find('=');
+        t.key = lower(trim(t.text.substr(0, eq)));
+        if (eq != std::string::npos) t.value = trim(t.text.substr(eq + 1));
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+// --- the canonical name ------------------------------------------------------------
+
+std::string umask_names(const event_def& ev, uint8_t umask) {
+    for (const auto& u : ev.umasks)
+        if (u.value == umask) return u.name;
+    std::vector<std::string> parts;
+    uint8_t left = umask;
+    for (const auto& u : ev.umasks)
+        if (u.value != 0 && (u.value & left) == u.value) {
+            parts.push_back(u.name);
+            left = static_cast<uint8_t>(left & ~u.value);
+        }
+    for (int b = 0; b < 8; ++b)
+        if (left & (1u << b)) parts.push_back("bit" + std::to_string(b));
+    return join(parts, "|");
+}
+
+std::string modifiers_suffix(const draft& d) {
+    std::string s;
+    if (d.thresh) s += ",thresh=" + std::to_string(d.thresh);
+    if (d.edge) s += ",edge";
+    if (d.inv) s += ",inv";
+    return s;
+}
+
+std::string canonical_name(const draft& d, const event_def* ev, bool cto) {
+    std::string s = d.box_name() + "/";
+    if (d.fixed) {
+        s += "UCLK";
+    } else {
+        s += ev->name;
+        if (d.umask) s += "." + umask_names(*ev, d.umask);
+        // A filter equal to a preset is named by the (first such) preset;
+        // any other non-empty filter is spelled out with match=/mask=.
+        std::string raw_filter;
+        if (cto && (d.match || d.mask)) {
+            const filter_preset* preset = nullptr;
+            for (const auto& p : d.catalog().presets())
+                if (!preset && (uint64_t{p.match1} << 32 | p.match0) == d.match &&
+                    (uint64_t{p.mask1} << 32 | p.mask0) == d.mask)
+                    preset = &p;
+            if (preset) s += ":" + preset->name;
+            else raw_filter = ",match=" + hex(d.match) + ",mask=" + hex(d.mask);
+        }
+        s += modifiers_suffix(d) + raw_filter;
+    }
+    if (d.socket) s += ",socket=" + std::to_string(*d.socket);
+    return s;
+}
+
+// --- finishing ------------------------------------------------------------------
+
+event_spec finish(draft& d) {
+    event_spec s;
+    s.text = d.text;
+    s.cpu = d.cpu;
+    s.kind = d.kind;
+    s.unit = d.unit;
+    s.socket = d.socket;
+    const uint8_t box_counters = static_cast<uint8_t>((1u << d.box->counters) - 1);
+
+    if (d.fixed) {
+        if (!d.modifier_term.empty())
+            d.fail(d.modifier_term + ": the UCLK fixed counter has no threshold, edge or invert");
+        if (!d.filter_term.empty())
+            d.fail(d.filter_term + ": the UCLK fixed counter has no packet filter");
+        s.fixed = true;
+        s.ctl = 0;
+        s.counters = box_counters;
+        s.name = canonical_name(d, nullptr, false);
+        return s;
+    }
+
+    const event_catalog& cat = d.catalog();
+    const auto idx = cat.find(d.code, d.ext);
+    const event_def& ev = cat.events().at(*idx);
+    const bool cto = d.kind == box_kind::qpi && d.ext && d.code == d.box->cto_code;
+
+    if (!d.filter_term.empty() && !cto)
+        d.fail(d.filter_term + ": match/mask filters apply only to QPI CTO_COUNT (event=0x138), not to " +
+               ev.name);
+    if (d.edge && d.thresh == 0)
+        d.fail("edge needs thresh >= 1 (edge detection acts on the threshold comparison)");
+    if (d.inv && d.thresh == 0)
+        d.fail("inv needs thresh >= 1 (invert acts on the threshold comparison)");
+
+    s.event = *idx;
+    s.ctl = uint32_t{d.code} | uint32_t{d.umask} << 8 | uint32_t{d.edge} << kEdge |
+            uint32_t{d.ext} << kExt | uint32_t{d.inv} << kInv | uint32_t{d.thresh} << kThresh;
+    s.has_filter = cto;
+    s.match = d.match;
+    s.mask = d.mask;
+    s.counters = static_cast<uint8_t>(ev.counters & box_counters);
+    s.name = canonical_name(d, &ev, cto);
+    return s;
+}
+
+std::string umask_choices(const event_def& ev) {
+    std::vector<std::string> names;
+    for (const auto& u : ev.umasks) names.push_back(u.name);
+    return join(names, ", ");
+}
+
+// --- catalog names -------------------------------------------------------------------
+
+event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_ports) {
+    const auto comma = text.find(',');
+    const std::string body = trim(text.substr(0, comma));
+    const std::string mods = comma == std::string::npos ? std::string() : text.substr(comma + 1);
+
+    const auto slash = body.find('/');
+    if (slash == std::string::npos)
+        d.fail("expected BOX/EVENT (box ubox, ubox_fixed, r2pcie, qpi0..qpi2) or a Linux perf "
+               "PMU/event=...,umask=.../");
+    const std::string box = lower(trim(body.substr(0, slash)));
+    std::string rest = trim(body.substr(slash + 1));
+
+    if (box == "ubox") set_box(d, box_kind::ubox, 0, qpi_ports);
+    else if (box == "ubox_fixed") set_box(d, box_kind::ubox_fixed, 0, qpi_ports);
+    else if (box == "r2pcie") set_box(d, box_kind::r2pcie, 0, qpi_ports);
+    else if (box.size() == 4 && box.compare(0, 3, "qpi") == 0 && box[3] >= '0' && box[3] <= '9')
+        set_box(d, box_kind::qpi, static_cast<unsigned>(box[3] - '0'), qpi_ports);
+    else
+        d.fail("unknown box '" + body.substr(0, slash) +
+               "' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2)");
+    if (rest.empty()) d.fail("no event after '" + body.substr(0, slash + 1) + "'");
+    if (rest.find('/') != std::string::npos) d.fail("unexpected '/' in '" + rest + "'");
+
+    std::string preset;
+    if (auto colon = rest.find(':'); colon != std::string::npos) {
+        preset = trim(rest.substr(colon + 1));
+        rest = trim(rest.substr(0, colon));
+        if (preset.empty()) d.fail("no filter preset after ':'");
+    }
+    std::string name = rest, sub;
+    if (auto dot = rest.find('.'); dot != std::string::npos) {
+        name = trim(rest.substr(0, dot));
+        sub = trim(rest.substr(dot + 1));
+        if (sub.empty()) d.fail("no sub-event after '" + name + ".'");
+    }
+    if (istarts(name, name_prefix(d.kind))) name = name.substr(std::string(name_prefix(d.kind)).size());
+    const std::vector<term> terms =
+        comma == std::string::npos ? std::vector<term>{} : split_terms(d, mods, "modifier");
+
+    // The UCLK fixed counter: no event select, so only socket= applies.
+    if (d.kind == box_kind::ubox_fixed ||
+        (d.kind == box_kind::ubox && (iequal(name, "UCLK") || iequal(name, "CLOCKTICKS")))) {
+        if (!iequal(name, "UCLK") && !iequal(name, "CLOCKTICKS"))
+            d.fail("ubox_fixed counts UCLK cycles only: its one event is UCLK, not '" + name + "'");
+        if (!sub.empty() || !preset.empty())
+            d.fail("the UCLK fixed counter has no sub-events or filter");
+        set_box(d, box_kind::ubox_fixed, 0, qpi_ports);
+        d.fixed = true;
+        for (const term& t : terms) {
+            if (t.key != "socket")
+                d.fail(t.text + ": the UCLK fixed counter has no event select, threshold, edge, "
+                       "invert or filter");
+            apply_common(d, t.key, t.value, t.text);
+        }
+        return finish(d);
+    }
+
+    // IVB-EP perfmon spellings of CTO_COUNT with a filter.
+    const event_catalog& cat = d.catalog();
+    if (d.kind == box_kind::qpi && (iequal(name, "MESSAGE") || iequal(name, "MATCH_MASK"))) {
+        if (iequal(name, "MESSAGE")) {
+            if (sub.empty()) d.fail("MESSAGE needs a filter preset, e.g. MESSAGE.DRS.AnyDataC");
+            if (!preset.empty()) d.fail("MESSAGE." + sub + " already names a filter preset");
+            preset = sub;
+        } else if (!sub.empty()) {
+            d.fail("MATCH_MASK takes its filter from match/mask modifiers, not '." + sub + "'");
+        }
+        sub.clear();
+        name = "CTO_COUNT";
+    }
+
+    const auto idx = cat.find(name);
+    if (!idx) {
+        const cpu_model other = d.cpu == cpu_model::snb_ep ? cpu_model::ivb_ep : cpu_model::snb_ep;
+        std::string reason = d.box_name() + " has no event '" + name + "' on " + to_string(d.cpu);
+        if (catalog_for(d.kind, other).find(name))
+            reason += " (only " + std::string(to_string(other)) + " has it)";
+        d.fail(reason);
+    }
+    const event_def& ev = cat.events()[*idx];
+    d.code = ev.code;
+    d.ext = ev.ext;
+    const bool cto = d.kind == box_kind::qpi && ev.ext && ev.code == d.box->cto_code;
+
+    if (cto && !sub.empty() && preset.empty()) {  // CTO_COUNT.DRS.AnyDataC
+        preset = sub;
+        sub.clear();
+    }
+    if (!sub.empty()) {
+        if (ev.umasks.empty()) d.fail(ev.name + " has no sub-events ('." + sub + "')");
+        uint8_t umask = 0;
+        for (const std::string& part : split(sub, '|')) {
+            const std::string p = trim(part);
+            const umask_def* found = nullptr;
+            for (const auto& u : ev.umasks)
+                if (!found && iequal(u.name, p)) found = &u;
+            if (found) {
+                umask = static_cast<uint8_t>(umask | found->value);
+                continue;
+            }
+            if (p.size() == 4 && istarts(p, "bit") && p[3] >= '0' && p[3] <= '7' &&
+                (ev.valid_umask() & (1u << (p[3] - '0')))) {
+                umask = static_cast<uint8_t>(umask | (1u << (p[3] - '0')));
+                continue;
+            }
+            d.fail(ev.name + " has no sub-event '" + p + "' (" + umask_choices(ev) + ")");
+        }
+        d.umask = umask;
+    } else if (!ev.umasks.empty() && !ev.umask0_all) {
+        d.fail(ev.name + " needs a sub-event: " + umask_choices(ev));
+    }
+
+    if (!preset.empty()) {
+        if (!cto)
+            d.fail("'" + preset + "' is a CTO_COUNT filter preset, and " + ev.name +
+                   " uses no filter");
+        const filter_preset* p = cat.find_preset(preset);
+        if (!p) d.fail("no CTO_COUNT filter preset '" + preset + "'");
+        // The preset first; modifiers after it refine it (e.g. match_dnid).
+        d.match = uint64_t{p->match1} << 32 | p->match0;
+        d.mask = uint64_t{p->mask1} << 32 | p->mask0;
+    }
+    for (const term& t : terms)
+        if (!apply_common(d, t.key, t.value, t.text))
+            d.fail("unknown modifier '" + t.text +
+                   "' (thresh=, edge, inv, socket=, and for CTO_COUNT match0=/match1=/mask0=/mask1=, "
+                   "match=/mask=, config1=/config2=, match_*/mask_*)");
+    return finish(d);
+}
+
+// --- Linux perf syntax --------------------------------------------------------------
+
+event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
+    const auto open = text.find('/');
+    if (open == std::string::npos) d.fail("expected PMU/terms/");
+    const std::string pmu = trim(text.substr(0, open));
+    const auto close = text.rfind('/');
+    if (close == open) d.fail("missing the closing '/'");
+    if (const std::string after = trim(text.substr(close + 1)); !after.empty())
+        d.fail("nothing may follow the closing '/': '" + after + "'");
+    const std::string body = text.substr(open + 1, close - open - 1);
+
+    if (pmu == "uncore_ubox") set_box(d, box_kind::ubox, 0, qpi_ports);
+    else if (pmu == "uncore_r2pcie") set_box(d, box_kind::r2pcie, 0, qpi_ports);
+    else if (pmu.size() == 12 && pmu.compare(0, 11, "uncore_qpi_") == 0 && pmu[11] >= '0' &&
+             pmu[11] <= '9')
+        set_box(d, box_kind::qpi, static_cast<unsigned>(pmu[11] - '0'), qpi_ports);
+    else
+    {
+        const unsigned ports = std::min(qpi_ports, max_qpi_ports(d.cpu));
+        d.fail("unknown PMU '" + pmu + "' (uncore_ubox, uncore_r2pcie" +
+               (ports ? ", uncore_qpi_0.." + std::to_string(ports - 1) : std::string()) + ")");
+    }
+    if (trim(body).empty()) d.fail("no terms between the slashes");
+
+    // Linux's format: event is config:0-7 (QPI: config:0-7,21), umask config:8-15.
+    const bool qpi = d.kind == box_kind::qpi;
+    const unsigned event_bits = qpi ? 9 : 8;
+    bool have_event = false;
+    for (const term& t : split_terms(d, body, "term")) {
+        auto value = [&]() -> uint64_t {
+            if (!t.value) d.fail(t.text + " needs a value (" + t.key + "=N)");
+            return parse_number(d, t.text, *t.value);
+        };
+        if (t.key == "event") {
+            uint64_t v = value();
+            if (v >> event_bits)
+                d.fail(t.text + " does not fit " + pmu + "'s event field (" +
+                       (qpi ? "config:0-7,21: 0x0-0x1ff" : "config:0-7: 0x0-0xff") + ")");
+            d.code = static_cast<uint8_t>(v & 0xFF);
+            d.ext = qpi && (v & 0x100);
+            have_event = true;
+        } else if (t.key == "umask") {
+            uint64_t v = value();
+            if (v > 0xFF) d.fail(t.text + " does not fit the umask field (config:8-15)");
+            d.umask = static_cast<uint8_t>(v);
+        } else if (t.key == "config") {
+            uint64_t v = value();
+            const uint64_t thresh_field = ((uint64_t{1} << d.box->thresh_bits) - 1) << kThresh;
+            const uint64_t allowed = 0xFFFFull | (1ull << kEdge) | (qpi ? 1ull << kExt : 0) |
+                                     (1ull << kInv) | thresh_field;
+            if (const uint64_t bad = v & ~allowed)
+                d.fail(t.text + " sets bits " + hex(bad) +
+                       " that are not event, umask, edge, inv or thresh");
+            d.code = static_cast<uint8_t>(v & 0xFF);
+            d.umask = static_cast<uint8_t>((v >> 8) & 0xFF);
+            d.edge = (v >> kEdge) & 1;
+            d.ext = (v >> kExt) & 1;
+            set_inv(d, t.text, (v >> kInv) & 1);
+            d.thresh = static_cast<unsigned>(v >> kThresh);
+            if (d.modifier_term.empty() && (d.edge || d.inv || d.thresh)) d.modifier_term = t.text;
+            have_event = true;
+        } else if (!apply_common(d, t.key, t.value, t.text)) {
+            d.fail("unknown term '" + t.text + "' for " + pmu);
+        }
+    }
+    if (!have_event) d.fail("no event= term");
+
+    const uint16_t event_value = static_cast<uint16_t>(d.code | (d.ext ? 0x100 : 0));
+    char ev_text[16];
+    std::snprintf(ev_text, sizeof ev_text, qpi ? "0x%03x" : "0x%02x", event_value);
+
+    // Linux: uncore_ubox/event=0xff/ is the UCLK fixed counter.
+    if (d.kind == box_kind::ubox && d.code == 0xFF) {
+        if (d.umask) d.fail("event=0xff is the UCLK fixed counter, which has no umask");
+        set_box(d, box_kind::ubox_fixed, 0, qpi_ports);
+        d.fixed = true;
+        return finish(d);
+    }
+
+    const event_catalog& cat = d.catalog();
+    if (!cat.find(d.code, d.ext)) {
+        std::string reason = "event=" + std::string(ev_text) + " is not a " +
+                             to_string(d.kind) + " event on " + to_string(d.cpu);
+        if (qpi && !d.ext && d.code == d.box->cto_code)
+            reason += " (CTO_COUNT is event=0x138: it needs the ext bit)";
+        d.fail(reason);
+    }
+    const auto sel = cat.select(d.code, d.ext, d.umask);
+    if (!sel.error.empty()) d.fail(sel.error);
+    return finish(d);
+}
+
+}  // namespace
+
+std::string event_spec::box_name() const { return box_label(kind, unit); }
+
+std::string event_spec::local_name() const {
+    auto slash = name.find('/');
+    return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+event_spec parse_event(const std::string& text, cpu_model cpu, unsigned qpi_ports) {
+    draft d(text, cpu);
+    const std::string t = trim(text);
+    if (t.empty()) throw event_error("empty event specification");
+    if (istarts(t, "uncore_")) return parse_perf(d, t, qpi_ports);
+    return parse_catalog_name(d, t, qpi_ports);
+}
+
+}  // namespace pmonsim::driver

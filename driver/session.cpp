@@ -1,0 +1,229 @@
+#include "driver/session.h"
+
+#include <cstdio>
+#include <set>
+#include <tuple>
+
+#include "core/bits.h"
+#include "core/box_core.h"
+
+namespace pmonsim::driver {
+
+namespace {
+
+// Register addresses come from the model's register tables (one source of
+// truth for both targets).
+const register_def& reg(const register_table& t, reg_role role, unsigned index = 0) {
+    for (const auto& r : t.regs)
+        if (r.role == role && r.index == index) return r;
+    throw session_error("no register for role in " + t.title);
+}
+
+const register_table& table_of(cpu_model cpu, box_kind kind) {
+    static const register_table ubox[2] = {ubox_register_table(cpu_model::snb_ep),
+                                           ubox_register_table(cpu_model::ivb_ep)};
+    static const register_table r2[2] = {r2pcie_register_table(cpu_model::snb_ep),
+                                         r2pcie_register_table(cpu_model::ivb_ep)};
+    static const register_table qpi[2] = {qpi_pmon_register_table(cpu_model::snb_ep, 0),
+                                          qpi_pmon_register_table(cpu_model::ivb_ep, 0)};
+    const int i = cpu == cpu_model::ivb_ep;
+    switch (kind) {
+        case box_kind::ubox:
+        case box_kind::ubox_fixed: return ubox[i];
+        case box_kind::r2pcie: return r2[i];
+        case box_kind::qpi: return qpi[i];
+    }
+    return ubox[i];
+}
+
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+constexpr uint32_t kFrz = 1u << 8, kRstCtrl = 1u << 0, kRstCtrs = 1u << 1;
+
+}  // namespace
+
+pmon_session::pmon_session(target& t, topology topo) : t_(t), topo_(std::move(topo)) {
+    if (topo_.sockets.empty()) throw session_error("the topology has no socket");
+}
+
+std::size_t pmon_session::add(const std::string& text) {
+    if (programmed_) throw session_error("events must be added before program()");
+    unsigned ports = 0;
+    for (const auto& s : topo_.sockets)
+        for (unsigned p : s.qpi_ports) ports = std::max(ports, p + 1);
+    events_.push_back(parse_event(text, topo_.cpu, ports));
+    return events_.size() - 1;
+}
+
+unsigned pmon_session::cpu_of(unsigned socket) const {
+    const unsigned c = topo_.sockets.at(socket).first_cpu;
+    if (c == socket_info::no_cpu) throw session_error("socket " + std::to_string(socket) + " has no CPU for MSR access");
+    return c;
+}
+
+void pmon_session::msr_write(unsigned socket, uint32_t msr, uint64_t v) {
+    if (!t_.msr_write(cpu_of(socket), msr, v))
+        throw session_error("wrmsr " + hex(msr) + " = " + hex(v) + " failed on CPU " + std::to_string(cpu_of(socket)));
+}
+
+uint64_t pmon_session::msr_read(unsigned socket, uint32_t msr) {
+    uint64_t v = 0;
+    if (!t_.msr_read(cpu_of(socket), msr, v))
+        throw session_error("rdmsr " + hex(msr) + " failed on CPU " + std::to_string(cpu_of(socket)));
+    return v;
+}
+
+void pmon_session::pci_write(const pci_address& a, uint32_t off, uint32_t v) {
+    if (!t_.pci_write(a, off, 4, v))
+        throw session_error("PCI config write " + hex(off) + " = " + hex(v) + " failed at bus " + hex(a.bus) +
+                            " device " + std::to_string(a.dev) + " function " + std::to_string(a.fn));
+}
+
+uint32_t pmon_session::pci_read(const pci_address& a, uint32_t off) {
+    uint64_t v = 0;
+    if (!t_.pci_read(a, off, 4, v))
+        throw session_error("PCI config read " + hex(off) + " failed at bus " + hex(a.bus) + " device " +
+                            std::to_string(a.dev) + " function " + std::to_string(a.fn));
+    return static_cast<uint32_t>(v);
+}
+
+pci_address pmon_session::pci_of(unsigned socket, box_kind kind, unsigned unit) const {
+    const socket_info& s = topo_.sockets.at(socket);
+    if (kind == box_kind::r2pcie) return r2pcie_address(s);
+    return qpi_address(s, unit, qpi_function::pmon);
+}
+
+// BOX_CTL of a PCI box: frz (bit 8); on SNB-EP frz only acts with frz_en
+// (bit 16); on IVB-EP bits 17:16 must be written 1.
+void pmon_session::box_freeze(unsigned socket, box_kind kind, unsigned unit, bool frozen, bool reset) {
+    if (kind != box_kind::r2pcie && kind != box_kind::qpi) return;
+    const uint32_t base = topo_.cpu == cpu_model::snb_ep ? 0x10000u : 0x30000u;
+    const register_def& r = reg(table_of(topo_.cpu, kind), reg_role::box_ctl);
+    pci_write(pci_of(socket, kind, unit), r.offset,
+              base | (frozen ? kFrz : 0u) | (reset ? kRstCtrl | kRstCtrs : 0u));
+}
+
+void pmon_session::program() {
+    std::vector<assignment> as = schedule(events_, static_cast<unsigned>(topo_.sockets.size()));
+    placed_.clear();
+    for (const assignment& a : as) {
+        const event_spec& e = events_[a.event];
+        placed_.push_back({a, make_box_spec(e.kind, topo_.cpu, e.unit).width});
+    }
+    // Boxes in use, frozen and reset first (the manuals' steps a, b, e).
+    std::set<std::tuple<unsigned, box_kind, unsigned>> boxes;
+    for (const placed& p : placed_) boxes.insert({p.a.socket, p.a.kind, p.a.unit});
+    for (const auto& [s, kind, unit] : boxes) box_freeze(s, kind, unit, true, true);
+    for (const placed& p : placed_) {
+        const event_spec& e = events_[p.a.event];
+        const unsigned s = p.a.socket;
+        const register_table& t = table_of(topo_.cpu, e.kind);
+        if (e.kind == box_kind::ubox_fixed) {
+            msr_write(s, reg(t, reg_role::fixed_ctl).offset, 0);
+            msr_write(s, reg(t, reg_role::fixed_ctr).offset, 0);
+        } else if (e.kind == box_kind::ubox) {
+            // No box control: enabled with ev_sel 0 ("enabled but no event")
+            // until start() writes the event (327043-001 §2.1, UBox note).
+            msr_write(s, reg(t, reg_role::ctl, p.a.counter).offset, 1u << 22);
+            msr_write(s, reg(t, reg_role::ctr, p.a.counter).offset, 0);
+        } else {
+            const pci_address a = pci_of(s, e.kind, e.unit);
+            if (e.has_filter) {
+                const pci_address f = qpi_address(topo_.sockets[s], e.unit, qpi_function::filter);
+                pci_write(f, 0x228, static_cast<uint32_t>(e.match));
+                pci_write(f, 0x22C, static_cast<uint32_t>(e.match >> 32));
+                pci_write(f, 0x238, static_cast<uint32_t>(e.mask));
+                pci_write(f, 0x23C, static_cast<uint32_t>(e.mask >> 32));
+            }
+            pci_write(a, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
+        }
+    }
+    programmed_ = true;
+}
+
+void pmon_session::start() {
+    if (!programmed_) program();
+    for (placed& p : placed_) {
+        const event_spec& e = events_[p.a.event];
+        const register_table& t = table_of(topo_.cpu, e.kind);
+        if (e.kind == box_kind::ubox_fixed) msr_write(p.a.socket, reg(t, reg_role::fixed_ctl).offset, 1u << 22);
+        if (e.kind == box_kind::ubox) msr_write(p.a.socket, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
+        p.last = 0;
+        p.total = 0;
+    }
+    std::set<std::tuple<unsigned, box_kind, unsigned>> boxes;
+    for (const placed& p : placed_) boxes.insert({p.a.socket, p.a.kind, p.a.unit});
+    for (const auto& [s, kind, unit] : boxes) box_freeze(s, kind, unit, false);
+    running_ = true;
+}
+
+uint64_t pmon_session::read_counter(const placed& p) {
+    const event_spec& e = events_[p.a.event];
+    const register_table& t = table_of(topo_.cpu, e.kind);
+    if (e.kind == box_kind::ubox_fixed) return msr_read(p.a.socket, reg(t, reg_role::fixed_ctr).offset);
+    if (e.kind == box_kind::ubox) return msr_read(p.a.socket, reg(t, reg_role::ctr, p.a.counter).offset);
+    const pci_address a = pci_of(p.a.socket, e.kind, e.unit);
+    const uint32_t off = reg(t, reg_role::ctr, p.a.counter).offset;
+    const uint64_t lo = pci_read(a, off), hi = pci_read(a, off + 4);
+    return (hi << 32) | lo;
+}
+
+uint32_t pmon_session::read_status(unsigned socket, box_kind kind, unsigned unit) {
+    if (topo_.cpu != cpu_model::ivb_ep || kind == box_kind::ubox_fixed) return 0;
+    const register_def& r = reg(table_of(topo_.cpu, kind), reg_role::box_status);
+    if (kind == box_kind::ubox) return static_cast<uint32_t>(msr_read(socket, r.offset));
+    return pci_read(pci_of(socket, kind, unit), r.offset);
+}
+
+void pmon_session::clear_status(unsigned socket, box_kind kind, unsigned unit, uint32_t bits) {
+    const register_def& r = reg(table_of(topo_.cpu, kind), reg_role::box_status);
+    if (kind == box_kind::ubox) msr_write(socket, r.offset, bits);
+    else pci_write(pci_of(socket, kind, unit), r.offset, bits);
+}
+
+std::vector<pmon_session::reading> pmon_session::read() {
+    std::vector<reading> out;
+    // Box by box: freeze, read its counters and status, unfreeze.
+    std::set<std::tuple<unsigned, box_kind, unsigned>> boxes;
+    for (const placed& p : placed_) boxes.insert({p.a.socket, p.a.kind, p.a.unit});
+    for (const auto& [s, kind, unit] : boxes) {
+        if (running_) box_freeze(s, kind, unit, true);
+        const uint32_t status = read_status(s, kind, unit);
+        uint32_t seen = 0;
+        for (placed& p : placed_) {
+            if (p.a.socket != s || p.a.kind != kind || p.a.unit != unit) continue;
+            const uint64_t raw = read_counter(p) & width_mask(p.width);
+            const uint64_t delta = (raw - p.last) & width_mask(p.width);
+            p.last = raw;
+            p.total += delta;
+            const bool ov = (status >> p.a.counter) & 1u;
+            if (ov) seen |= 1u << p.a.counter;
+            out.push_back({p.a.event, s, events_[p.a.event].box_name(), p.a.counter, delta, p.total, ov});
+        }
+        if (seen) clear_status(s, kind, unit, seen);
+        if (running_) box_freeze(s, kind, unit, false);
+    }
+    return out;
+}
+
+void pmon_session::stop() {
+    std::set<std::tuple<unsigned, box_kind, unsigned>> boxes;
+    for (const placed& p : placed_) boxes.insert({p.a.socket, p.a.kind, p.a.unit});
+    for (const auto& [s, kind, unit] : boxes) box_freeze(s, kind, unit, true);
+    running_ = false;
+}
+
+double pmon_session::qpi_rate_gts(unsigned socket, unsigned port) {
+    const socket_info& s = topo_.sockets.at(socket);
+    if (std::find(s.qpi_misc.begin(), s.qpi_misc.end(), port) == s.qpi_misc.end()) return 0;
+    uint64_t v = 0;
+    if (!t_.pci_read(qpi_address(s, port, qpi_function::misc), 0xD4, 4, v)) return 0;
+    const unsigned code = v & 7u;
+    return code ? 4.0 + 0.8 * code : 0.0;
+}
+
+}  // namespace pmonsim::driver

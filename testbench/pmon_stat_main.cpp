@@ -1,0 +1,366 @@
+// pmon-stat: `perf stat` for the UBox, R2PCIe and QPI PMON boxes, written once
+// against the driver layer and run either on the model (--target sim, with
+// pmonsim's model options and traces) or on a real SNB-EP/IVB-EP machine
+// (--target hw). Output follows perf stat: a block of counts, per interval
+// with -I, perf's CSV field order with -x, one JSON object per count with --json.
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <systemc>
+
+#include "catalog/catalog.h"
+#include "driver/hw_target.h"
+#include "driver/metrics.h"
+#include "driver/session.h"
+#include "driver/topology.h"
+#include "replay.h"
+#include "sc/time_util.h"
+#include "sim_target.h"
+
+namespace po = boost::program_options;
+using namespace pmonsim;
+using namespace pmonsim::driver;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitInternal = 1, kExitBadInput = 2;
+
+struct stat_options {
+    std::string target = "sim", hw_root = "/", sep;
+    std::vector<std::string> events, metrics, traces;
+    double interval_ms = 0, duration_s = -1;
+    bool json = false, list = false;
+    int socket = -1;
+    uncore_config cfg;
+    bool cpu_given = false;
+};
+
+// -e takes comma-separated events; a comma inside a perf-style PMU/.../ or
+// before a modifier (thresh=2, edge, inv, ...) does not start a new event.
+std::vector<std::string> split_events(const std::string& list) {
+    std::vector<std::string> out;
+    std::string cur;
+    int slashes = 0;
+    auto flush = [&] {
+        if (cur.empty()) return;
+        if (!out.empty() && cur.find('/') == std::string::npos) out.back() += "," + cur;  // a modifier
+        else out.push_back(cur);
+        cur.clear();
+    };
+    for (char c : list) {
+        const bool perf = cur.rfind("uncore_", 0) == 0;
+        if (c == '/') ++slashes;
+        if (c == ',' && !(perf && slashes % 2 == 1)) {
+            flush();
+            slashes = 0;
+            continue;
+        }
+        cur += c;
+    }
+    flush();
+    return out;
+}
+
+void list_catalog(std::ostream& os, cpu_model cpu) {
+    os << "Events of " << to_string(cpu) << " (BOX/EVENT[.SUB][,thresh=N][,edge][,inv]):\n";
+    for (box_kind k : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi}) {
+        const event_catalog& c = catalog_for(k, cpu);
+        const std::string box = k == box_kind::qpi ? "qpi0" : to_string(k);
+        for (const event_def& e : c.events()) {
+            if (e.umasks.empty()) os << "  " << box << "/" << e.name << "\n";
+            for (const umask_def& u : e.umasks) os << "  " << box << "/" << e.name << "." << u.name << "\n";
+        }
+    }
+    os << "  ubox_fixed/UCLK\n";
+    os << "QPI CTO_COUNT filter presets (qpi0/CTO_COUNT:NAME):\n";
+    for (const filter_preset& p : catalog_for(box_kind::qpi, cpu).presets()) os << "  " << p.name << "\n";
+    os << "Metrics (-M, per QPI port):\n";
+    for (const metric& m : driver::metrics()) os << "  " << m.name << " [" << m.unit << "]: " << m.description << "\n";
+}
+
+struct metric_use {
+    const metric* m;
+    unsigned port;
+    std::vector<std::size_t> events;
+};
+
+// Prints one block (a whole run, or one interval) of readings.
+void print_block(std::ostream& os, const stat_options& o, pmon_session& s,
+                 const std::vector<pmon_session::reading>& rs, const std::vector<metric_use>& uses,
+                 double seconds, double at_seconds, bool interval) {
+    std::map<std::pair<unsigned, std::size_t>, uint64_t> count;  // (socket, event) -> delta
+    for (const auto& r : rs) count[{r.socket, r.event}] = r.delta;
+    const uint64_t runtime_ns = static_cast<uint64_t>(std::llround(seconds * 1e9));
+    char t[32];
+    std::snprintf(t, sizeof t, "%16.9f", at_seconds);
+    const bool many_sockets = s.topo().sockets.size() > 1;
+    if (!o.sep.empty() || o.json) {
+        for (const auto& r : rs) {
+            if (o.socket >= 0 && r.socket != unsigned(o.socket)) continue;
+            const std::string& ev = s.events()[r.event].text;
+            if (o.json) {
+                os << "{";
+                if (interval) os << "\"interval\" : " << t + std::strspn(t, " ") << ", ";
+                os << "\"socket\" : \"S" << r.socket << "\", \"counter-value\" : \"" << r.delta
+                   << ".000000\", \"unit\" : \"\", \"event\" : \"" << ev << "\", \"event-runtime\" : " << runtime_ns
+                   << ", \"pcnt-running\" : 100.00, \"metric-value\" : \"0.000000\", \"metric-unit\" : \"\"}\n";
+            } else {
+                if (interval) os << (t + std::strspn(t, " ")) << o.sep;
+                os << 'S' << r.socket << o.sep << 1 << o.sep << r.delta << o.sep << o.sep << ev << o.sep
+                   << runtime_ns << o.sep << "100.00" << o.sep << o.sep << "\n";
+            }
+        }
+        for (const metric_use& u : uses)
+            for (unsigned sock = 0; sock < s.topo().sockets.size(); ++sock) {
+                if (o.socket >= 0 && sock != unsigned(o.socket)) continue;
+                metric_inputs in{{}, seconds, s.qpi_rate_gts(sock, u.port)};
+                for (std::size_t e : u.events) in.counts.push_back(static_cast<double>(count[{sock, e}]));
+                char v[32];
+                std::snprintf(v, sizeof v, "%.6f", u.m->value(in));
+                const std::string name = u.m->name + ".qpi" + std::to_string(u.port);
+                if (o.json) {
+                    os << "{";
+                    if (interval) os << "\"interval\" : " << t + std::strspn(t, " ") << ", ";
+                    os << "\"socket\" : \"S" << sock << "\", \"metric-value\" : \"" << v << "\", \"metric-unit\" : \""
+                       << u.m->unit << "\", \"metric\" : \"" << name << "\"}\n";
+                } else {
+                    if (interval) os << (t + std::strspn(t, " ")) << o.sep;
+                    os << 'S' << sock << o.sep << 1 << o.sep << o.sep << o.sep << o.sep << runtime_ns << o.sep
+                       << "100.00" << o.sep << v << o.sep << u.m->unit << " " << name << "\n";
+                }
+            }
+        return;
+    }
+    if (!interval) os << "\n Performance counter stats for 'uncore PMON':\n\n";
+    for (const auto& r : rs) {
+        if (o.socket >= 0 && r.socket != unsigned(o.socket)) continue;
+        char line[256];
+        std::snprintf(line, sizeof line, "%s%s%15llu      %s%s\n", interval ? t : "",
+                      many_sockets || o.socket >= 0 ? (" S" + std::to_string(r.socket)).c_str() : "",
+                      static_cast<unsigned long long>(r.delta), s.events()[r.event].text.c_str(),
+                      r.overflowed ? "   (overflow status was set)" : "");
+        os << line;
+    }
+    for (const metric_use& u : uses)
+        for (unsigned sock = 0; sock < s.topo().sockets.size(); ++sock) {
+            if (o.socket >= 0 && sock != unsigned(o.socket)) continue;
+            metric_inputs in{{}, seconds, s.qpi_rate_gts(sock, u.port)};
+            for (std::size_t e : u.events) in.counts.push_back(static_cast<double>(count[{sock, e}]));
+            char line[256];
+            std::snprintf(line, sizeof line, "%s%s%15.2f %-5s %s.qpi%u\n", interval ? t : "",
+                          many_sockets || o.socket >= 0 ? (" S" + std::to_string(sock)).c_str() : "", u.m->value(in),
+                          u.m->unit.c_str(), u.m->name.c_str(), u.port);
+            os << line;
+        }
+    if (!interval) {
+        char line[64];
+        std::snprintf(line, sizeof line, "\n %15.9f seconds time elapsed\n\n", seconds);
+        os << line;
+    }
+}
+
+// The measurement, the same on both targets. Without --duration the run
+// lasts `remaining()` more picoseconds (until the trace replay ends; 0: over).
+int measure(target& t, cpu_model cpu, const stat_options& o, const std::function<uint64_t()>& remaining,
+            std::ostream& os) {
+    topology topo = discover(t, cpu);
+    pmon_session s(t, topo);
+    for (const std::string& e : o.events) s.add(e);
+    std::vector<metric_use> uses;
+    for (const std::string& name : o.metrics) {
+        const metric* m = find_metric(name);
+        if (!m) throw event_error("-M " + name + ": no such metric (see --list)");
+        for (unsigned p : topo.sockets[0].qpi_ports) {
+            metric_use u{m, p, {}};
+            for (const std::string& e : m->events_for_port(p)) u.events.push_back(s.add(e));
+            uses.push_back(u);
+        }
+    }
+    if (s.events().empty()) throw event_error("no events: give -e EVENT or -M METRIC (see --list)");
+    s.program();
+    s.start();
+    const uint64_t t0 = t.now();
+    const uint64_t total_ps = o.duration_s >= 0 ? static_cast<uint64_t>(std::llround(o.duration_s * 1e12)) : 0;
+    // Picoseconds left to measure.
+    auto left = [&]() -> uint64_t {
+        if (o.duration_s < 0) return remaining();
+        const uint64_t el = t.now() - t0;
+        return el >= total_ps ? 0 : total_ps - el;
+    };
+    if (o.interval_ms > 0) {
+        const uint64_t step = static_cast<uint64_t>(std::llround(o.interval_ms * 1e9));
+        if (o.sep.empty() && !o.json) os << "#           time" << (topo.sockets.size() > 1 ? " socket" : "")
+                                         << "         counts   events\n";
+        while (left() > 0) {
+            const uint64_t before = t.now();
+            t.advance(std::min(step, left()));
+            const auto rs = s.read();
+            print_block(os, o, s, rs, uses, (t.now() - before) / 1e12, (t.now() - t0) / 1e12, true);
+        }
+    } else {
+        while (left() > 0) t.advance(left());
+        const auto rs = s.read();
+        print_block(os, o, s, rs, uses, (t.now() - t0) / 1e12, (t.now() - t0) / 1e12, false);
+    }
+    s.stop();
+    return kExitOk;
+}
+
+class sim_run : public sc_core::sc_module {
+public:
+    sim_run(sc_core::sc_module_name n, uncore_system& sys, replayer& rep, const stat_options& o)
+        : sc_module(n), sys_(sys), rep_(rep), o_(o) {
+        SC_HAS_PROCESS(sim_run);
+        SC_THREAD(run);
+    }
+    int status = kExitInternal;
+    std::string error;
+    bool bad_input = false;
+
+private:
+    void run() {
+        try {
+            sim_target t(sys_, [this](time_ps until) { rep_.feed(until); });
+            status = measure(t, o_.cfg.cpu, o_, [this]() -> uint64_t {
+                // Until every record is posted, then until the last one's effects end.
+                if (rep_.last_record_time() >= now_ps()) return rep_.last_record_time() + 1 - now_ps();
+                return rep_.end_time() > now_ps() ? rep_.end_time() - now_ps() : 0;
+            }, std::cout);
+        } catch (const event_error& e) {
+            error = e.what();
+            bad_input = true;
+        } catch (const schedule_error& e) {
+            error = e.what();
+            bad_input = true;
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        sc_core::sc_stop();
+    }
+    uncore_system& sys_;
+    replayer& rep_;
+    const stat_options& o_;
+};
+
+stat_options g_opts;  // parsed in main, used by sc_main
+
+bool parse(int argc, char** argv, stat_options& o) {
+    std::string cpu = "ivb-ep";
+    std::vector<std::string> ev;
+    po::options_description opts("pmon-stat options");
+    opts.add_options()
+        ("help,h", "show this help")
+        ("list", po::bool_switch(&o.list), "list the events, filter presets and metrics")
+        ("target", po::value(&o.target)->default_value(o.target), "sim (the model) or hw (this machine)")
+        ("hw-root", po::value(&o.hw_root)->default_value(o.hw_root), "hw: root of /dev, /sys and /proc (for tests)")
+        ("event,e", po::value(&ev), "events, comma-separated: qpi0/RxL_FLITS_G1.DRS_DATA or uncore_qpi_0/event=0x102,umask=0x08/")
+        ("metric,M", po::value(&o.metrics), "derived metric (repeatable; see --list)")
+        ("interval,I", po::value(&o.interval_ms), "print counts every MS milliseconds")
+        ("duration", po::value(&o.duration_s), "seconds to measure (sim default: until the traces end; hw: 1)")
+        ("field-separator,x", po::value(&o.sep), "CSV output with this separator (perf's field order)")
+        ("json", po::bool_switch(&o.json), "one JSON object per count")
+        ("socket", po::value(&o.socket), "show only this socket")
+        ("cpu", po::value(&cpu), "sim: snb-ep or ivb-ep (default ivb-ep); hw: override the detected CPU")
+        ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)")
+        ("sockets", po::value(&o.cfg.sockets)->default_value(o.cfg.sockets), "sim: sockets")
+        ("qpi-ports", po::value(&o.cfg.qpi_ports)->default_value(o.cfg.qpi_ports), "sim: QPI ports per socket")
+        ("cpus-per-socket", po::value(&o.cfg.cpus_per_socket)->default_value(o.cfg.cpus_per_socket), "sim: CPUs per socket")
+        ("uclk-mhz", po::value(&o.cfg.uclk_mhz)->default_value(o.cfg.uclk_mhz), "sim: UCLK MHz")
+        ("qpi-gts", po::value(&o.cfg.qpi_gts)->default_value(o.cfg.qpi_gts), "sim: QPI GT/s")
+        ("freeze-latency", po::value(&o.cfg.freeze_latency)->default_value(o.cfg.freeze_latency), "sim: freeze latency");
+    po::variables_map vm;
+    po::store(po::parse_command_line(argc, argv, opts), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << "Usage: pmon-stat --target sim|hw -e EVENT[,EVENT...] [-M METRIC] [-I MS] [--duration S]\n"
+                     "                 [-x SEP | --json] [--socket N]\n\n"
+                  << opts
+                  << "\nExamples:\n"
+                     "  pmon-stat --target sim --trace traces/drs_data_transfer/packets.csv \\\n"
+                     "            -e qpi0/RxL_FLITS_G1.DRS_DATA,uncore_qpi_0/event=0x138,match_mc=0xe,mask_mc=0xf,mask_opc=0xc/\n"
+                     "  sudo pmon-stat --target hw -M qpi_data_bw -I 1000 --duration 10\n";
+        return false;
+    }
+    for (const std::string& e : ev)
+        for (const std::string& one : split_events(e)) o.events.push_back(one);
+    if (vm.count("cpu")) {
+        auto m = parse_cpu_model(cpu);
+        if (!m) throw event_error("--cpu must be snb-ep or ivb-ep, not '" + cpu + "'");
+        o.cfg.cpu = *m;
+        o.cpu_given = true;
+    }
+    if (o.target != "sim" && o.target != "hw") throw event_error("--target must be sim or hw, not '" + o.target + "'");
+    if (o.target == "hw" && !o.traces.empty()) throw event_error("--trace is for --target sim");
+    if (o.interval_ms < 0 || (vm.count("interval") && o.interval_ms == 0)) throw event_error("-I needs a positive MS");
+    if (vm.count("duration") && o.duration_s < 0) throw event_error("--duration must not be negative");
+    if (!o.sep.empty() && o.json) throw event_error("-x and --json exclude each other");
+    o.cfg.validate();
+    return true;
+}
+
+}  // namespace
+
+int sc_main(int, char**) {
+    stat_options& o = g_opts;
+    try {
+        uncore_system sys("uncore", o.cfg);
+        std::unique_ptr<replayer> rep;
+        try {
+            rep = std::make_unique<replayer>(sys, o.traces);
+        } catch (const trace::trace_error& e) {
+            std::cerr << "pmon-stat: " << e.what() << "\n";
+            return kExitBadInput;
+        }
+        sim_run run("run", sys, *rep, o);
+        sc_core::sc_start();
+        if (!run.error.empty()) {
+            std::cerr << "pmon-stat: " << run.error << "\n";
+            return run.bad_input ? kExitBadInput : kExitInternal;
+        }
+        return run.status;
+    } catch (const std::exception& e) {
+        std::cerr << "pmon-stat: internal error: " << e.what() << "\n";
+        return kExitInternal;
+    }
+}
+
+int main(int argc, char** argv) {
+    stat_options& o = g_opts;
+    try {
+        if (!parse(argc, argv, o)) return kExitOk;
+        if (o.list) {
+            cpu_model cpu = o.cfg.cpu;
+            if (o.target == "hw" && !o.cpu_given) cpu = require_supported_cpu(o.hw_root);
+            list_catalog(std::cout, cpu);
+            return kExitOk;
+        }
+        if (o.target == "hw") {
+            hw_target t(o.hw_root);
+            const cpu_model cpu = o.cpu_given ? o.cfg.cpu : require_supported_cpu(o.hw_root);
+            if (o.duration_s < 0) o.duration_s = 1;
+            return measure(t, cpu, o, [] { return uint64_t{0}; }, std::cout);
+        }
+    } catch (const po::error& e) {
+        std::cerr << "pmon-stat: " << e.what() << " (see pmon-stat --help)\n";
+        return kExitBadInput;
+    } catch (const event_error& e) {
+        std::cerr << "pmon-stat: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const schedule_error& e) {
+        std::cerr << "pmon-stat: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "pmon-stat: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {  // hw_error and session_error say what to do
+        std::cerr << "pmon-stat: " << e.what() << "\n";
+        return kExitInternal;
+    }
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    return sc_core::sc_elab_and_sim(argc, argv);
+}
