@@ -340,6 +340,7 @@ int main(int argc, char** argv) {
         }
         if (o.target == "hw") {
             hw_target t(o.hw_root);
+            t.check_msr_access();  // fail before touching anything: module loaded, permissions
             const cpu_model cpu = o.cpu_given ? o.cfg.cpu : require_supported_cpu(o.hw_root);
             if (o.duration_s < 0) o.duration_s = 1;
             return measure(t, cpu, o, [] { return uint64_t{0}; }, std::cout);

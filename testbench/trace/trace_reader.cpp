@@ -1,6 +1,10 @@
 // Streaming readers of the packet and event trace formats (trace_reader.h).
 #include "trace/trace_reader.h"
 
+#include "trace/trace_binary.h"
+#include "trace/trace_detail.h"
+#include "trace/trace_input.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -37,6 +41,10 @@ trace_error::trace_error(std::string file, unsigned line, unsigned column, std::
 
 const char* to_string(trace_kind k) {
     return k == trace_kind::packets ? "packet trace" : "event trace";
+}
+
+const char* to_string(trace_format f) {
+    return f == trace_format::text ? "text" : "binary";
 }
 
 time_ps time_of(const trace_record& r) {
@@ -270,6 +278,15 @@ struct trace_reader::impl {
     clock_domain uclk, qclk;
     const event_catalog* catalogs[3];  // ubox, r2pcie, qpi
 
+    // The bytes: `in` through a buffer, maybe a decompressor; a binary trace
+    // is read by `bin`, text by the members below.
+    std::unique_ptr<source_buf> raw, unzipped;
+    source_buf* src = nullptr;
+    std::unique_ptr<binary_trace_decoder> bin;
+    trace_format format = trace_format::text;
+    bool compressed = false;
+    time_unit unit = time_unit::ps;
+
     trace_kind kind = trace_kind::packets;
     std::array<int, n_cols> pos{};         // field index of each column, or -1
     std::vector<std::string> header;       // canonical (lower-case) column names
@@ -290,7 +307,43 @@ struct trace_reader::impl {
         catalogs[0] = &catalog_for(box_kind::ubox, ctx.cpu);
         catalogs[1] = &catalog_for(box_kind::r2pcie, ctx.cpu);
         catalogs[2] = &catalog_for(box_kind::qpi, ctx.cpu);
-        read_header();
+        open_input();
+        if (bin) {
+            kind = bin->kind();
+            unit = bin->unit();
+        } else {
+            read_header();
+            unit = has(c_time) ? time_unit::ps : time_unit::cycles;
+        }
+    }
+
+    // Tells the formats apart by the first bytes (trace_input.h).
+    void open_input() {
+        raw = std::make_unique<plain_source>(in.rdbuf());
+        src = raw.get();
+        content_kind c = detect_content(src->peek(detect_bytes));
+        if (c == content_kind::gzip) {
+            unzipped = std::make_unique<gzip_source>(*raw, file);
+            src = unzipped.get();
+            compressed = true;
+            c = detect_content(src->peek(detect_bytes));
+        }
+        const char* other = nullptr;
+        switch (c) {
+            case content_kind::text: return;
+            case content_kind::binary:
+                format = trace_format::binary;
+                bin = std::make_unique<binary_trace_decoder>(*src, file, ctx);
+                return;
+            case content_kind::gzip: other = "gzip-compressed twice"; break;
+            case content_kind::xz: other = "xz-compressed"; break;
+            case content_kind::zstd: other = "zstd-compressed"; break;
+            case content_kind::bzip2: other = "bzip2-compressed"; break;
+        }
+        throw trace_error(file, 0, 0,
+                          std::string("the data is ") + other +
+                              ": only text and binary traces, each possibly gzip-compressed "
+                              "once, are read");
     }
 
     [[noreturn]] void fail(unsigned column, const std::string& reason) const {
@@ -317,7 +370,7 @@ struct trace_reader::impl {
     // One physical line into `line` (without its end); false at the end of input.
     bool read_line() {
         line.clear();
-        std::streambuf* sb = in.rdbuf();
+        std::streambuf* sb = src;
         if (at_eof || !sb) return false;
         bool any = false;
         for (;;) {
@@ -588,18 +641,7 @@ struct trace_reader::impl {
 
     // The one-bit sub-events of an event: their names, or bitN for a bit
     // that only a combination names.
-    static std::string sub_list(const event_def& ev) {
-        const uint8_t valid = ev.valid_umask();
-        std::string s;
-        for (int b = 0; b < 8; ++b) {
-            if (!(valid & (1u << b))) continue;
-            std::string n = "bit" + std::to_string(b);
-            for (const auto& u : ev.umasks)
-                if (u.value == (1u << b)) n = u.name;
-            s += (s.empty() ? "" : ", ") + n;
-        }
-        return s;
-    }
+    static std::string sub_list(const event_def& ev) { return detail::sub_list(ev); }
 
     void parse_event(event_record& r) {
         r.line = lineno;
@@ -751,12 +793,16 @@ trace_reader::trace_reader(std::istream& in, std::string filename, const trace_c
 trace_reader::~trace_reader() = default;
 
 trace_kind trace_reader::kind() const { return p_->kind; }
+trace_format trace_reader::format() const { return p_->format; }
+bool trace_reader::compressed() const { return p_->compressed; }
+time_unit trace_reader::unit() const { return p_->unit; }
 const std::string& trace_reader::filename() const { return p_->file; }
-uint64_t trace_reader::records() const { return p_->records; }
+uint64_t trace_reader::records() const { return p_->bin ? p_->bin->records() : p_->records; }
 
 bool trace_reader::next(packet_record& r) {
     if (p_->kind != trace_kind::packets)
         throw std::logic_error(p_->file + " is an event trace, not a packet trace");
+    if (p_->bin) return p_->bin->next(r);
     if (!p_->next_row()) return false;
     p_->parse_packet(r);
     return true;
@@ -765,6 +811,7 @@ bool trace_reader::next(packet_record& r) {
 bool trace_reader::next(event_record& r) {
     if (p_->kind != trace_kind::events)
         throw std::logic_error(p_->file + " is a packet trace, not an event trace");
+    if (p_->bin) return p_->bin->next(r);
     if (!p_->next_row()) return false;
     p_->parse_event(r);
     return true;
@@ -791,6 +838,36 @@ trace_summary validate_trace(std::istream& in, const std::string& filename,
     }
     return s;
 }
+
+trace_summary validate_trace(const std::string& path, const trace_context& ctx) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw trace_error(path, 0, 0, "cannot open the file");
+    return validate_trace(in, path, ctx);
+}
+
+// ---------------------------------------------------------------------------
+// The wording of messages, for the binary decoder (trace_detail.h)
+
+namespace detail {
+std::string fmt_ns(time_ps t) { return trace::fmt_ns(t); }
+std::string hex2(unsigned v) { return trace::hex2(v); }
+std::string range_text(unsigned n, const char* one, const char* many) {
+    return trace::range_text(n, one, many);
+}
+std::string mc_name(unsigned mc) { return trace::mc_name(mc); }
+std::string sub_list(const event_def& ev) {
+    const uint8_t valid = ev.valid_umask();
+    std::string s;
+    for (int b = 0; b < 8; ++b) {
+        if (!(valid & (1u << b))) continue;
+        std::string n = "bit" + std::to_string(b);
+        for (const auto& u : ev.umasks)
+            if (u.value == (1u << b)) n = u.name;
+        s += (s.empty() ? "" : ", ") + n;
+    }
+    return s;
+}
+}  // namespace detail
 
 // ---------------------------------------------------------------------------
 // Merger

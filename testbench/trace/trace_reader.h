@@ -33,6 +33,14 @@
 // (COLUMN is the 1-based field number; the reason names the column and the
 // offending value). Memory use does not depend on the length of the file: one
 // line is held at a time, and lines longer than max_line_length are an error.
+//
+// Binary and compressed traces: the reader tells formats apart by content, so
+// every function here that reads a trace also reads the binary format
+// (trace_binary.h, docs/trace-binary-format.md: the first bytes are "PMONTRC")
+// and gzip-compressed text or binary (first bytes 1f 8b), streaming. Binary
+// records get the same checks and messages as text rows, with "record N" for
+// the place: what() = "FILE: record N: reason"; their `line` is the record
+// number.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -81,8 +89,14 @@ struct trace_context {
 enum class trace_kind { packets, events };
 const char* to_string(trace_kind k);
 
+// How a trace gives its times: `time` (ps; ns in the text format) or `cycle`.
+enum class time_unit { ps, cycles };
+// How a trace is stored (either may be gzip-compressed).
+enum class trace_format { text, binary };
+const char* to_string(trace_format f);
+
 struct packet_record {
-    unsigned line = 0;   // line of the row in its file
+    unsigned line = 0;   // line of the row in its file (binary: record number)
     time_ps time = 0;    // the row's time (for a `cycle` row: the start of that QCLK cycle)
     cycle_t cycle = 0;   // QCLK cycle in which the packet's header is ready
     unsigned socket = 0;
@@ -113,15 +127,20 @@ class trace_reader {
 public:
     static constexpr std::size_t max_line_length = 65536;
 
-    // Reads up to and including the header row; throws trace_error if it is
-    // bad, std::invalid_argument if the context is (no socket, more than 3 QPI
-    // ports, a zero clock). `in` must outlive the reader.
+    // Reads up to and including the header row (a binary trace: its header);
+    // throws trace_error if it is bad, std::invalid_argument if the context is
+    // (no socket, more than 3 QPI ports, a zero clock). `in` must outlive the
+    // reader, which reads it through its own buffer (in blocks, ahead of the
+    // records returned).
     trace_reader(std::istream& in, std::string filename, const trace_context& ctx);
     ~trace_reader();
     trace_reader(const trace_reader&) = delete;
     trace_reader& operator=(const trace_reader&) = delete;
 
     trace_kind kind() const;
+    trace_format format() const;
+    bool compressed() const;  // gzip
+    time_unit unit() const;   // text: a `time` column is ps, a `cycle` column cycles
     const std::string& filename() const;
     // Records returned so far.
     uint64_t records() const;
@@ -148,6 +167,8 @@ struct trace_summary {
 // trace_error on the first bad row.
 trace_summary validate_trace(std::istream& in, const std::string& filename,
                              const trace_context& ctx);
+// The same for a file (trace_error "PATH: cannot open the file" if it cannot).
+trace_summary validate_trace(const std::string& path, const trace_context& ctx);
 
 // Merges several traces (either kind, mixed) by time. Stable: among records
 // with equal times, earlier-added sources come first, and one source's rows

@@ -1,0 +1,505 @@
+// The binary trace format: writer and decoder (trace_binary.h,
+// docs/trace-binary-format.md).
+#include "trace/trace_binary.h"
+
+#include <array>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "trace/trace_detail.h"
+#include "trace/trace_input.h"
+
+namespace pmonsim::trace {
+
+namespace bf = binary_format;
+
+namespace {
+
+// Little-endian loads and stores, whatever the host.
+inline uint16_t ld16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+inline uint64_t ld64(const unsigned char* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+#else
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+#endif
+}
+inline void st16(unsigned char* p, uint16_t v) {
+    p[0] = static_cast<unsigned char>(v);
+    p[1] = static_cast<unsigned char>(v >> 8);
+}
+inline void st64(unsigned char* p, uint64_t v) {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+// Record layouts (byte offsets).
+namespace pk {
+constexpr std::size_t time = 0, flits = 8, socket = 10, port = 11, dir = 12, mc = 13, opc = 14,
+                      vn = 15, rnid = 16, dnid = 17, rds = 18, ring = 19, reserved = 20;
+}
+namespace ev {
+constexpr std::size_t time = 0, repeat = 8, count = 16, socket = 18, box = 19, code = 20,
+                      ext = 21, sub = 22, reserved = 23;
+}
+
+constexpr std::size_t block_bytes = binary_trace_decoder::block_records * bf::record_size;
+
+const char* const box_names[] = {"ubox", "r2pcie", "qpi0", "qpi1", "qpi2"};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Writer
+
+binary_trace_writer::binary_trace_writer(std::ostream& out, trace_kind kind, time_unit unit,
+                                         const trace_context& ctx)
+    : out_(out),
+      kind_(kind),
+      unit_(unit),
+      cpu_(ctx.cpu),
+      buf_(std::make_unique<unsigned char[]>(block_bytes)) {
+    unsigned char* h = buf_.get();
+    std::memset(h, 0, bf::header_size);
+    std::memcpy(h, bf::magic, bf::magic_size);
+    h[7] = bf::version;
+    h[8] = kind == trace_kind::packets ? bf::kind_packets : bf::kind_events;
+    h[9] = unit == time_unit::ps ? bf::unit_ps : bf::unit_cycles;
+    st16(h + 10, bf::header_size);
+    st16(h + 12, bf::record_size);
+    used_ = bf::header_size;
+}
+
+binary_trace_writer::~binary_trace_writer() {
+    try {
+        flush();
+    } catch (...) {
+    }
+}
+
+unsigned char* binary_trace_writer::slot() {
+    if (used_ + bf::record_size > block_bytes) flush();
+    unsigned char* p = buf_.get() + used_;
+    std::memset(p, 0, bf::record_size);
+    return p;
+}
+
+void binary_trace_writer::write(const packet_record& r) {
+    if (kind_ != trace_kind::packets)
+        throw std::logic_error("binary_trace_writer: a packet record in an event trace");
+    if (r.socket > 255 || r.port > 255)
+        throw std::invalid_argument("binary_trace_writer: socket or port above 255");
+    unsigned char* p = slot();
+    st64(p + pk::time, unit_ == time_unit::ps ? r.time : r.cycle);
+    const qpi_packet& q = r.packet;
+    st16(p + pk::flits, q.flits ? q.flits : static_cast<uint16_t>(shape_of(q).flits));
+    p[pk::socket] = static_cast<unsigned char>(r.socket);
+    p[pk::port] = static_cast<unsigned char>(r.port);
+    p[pk::dir] = r.dir == qpi_dir::tx ? 1 : 0;
+    p[pk::mc] = q.mc;
+    p[pk::opc] = q.opc;
+    p[pk::vn] = q.vn;
+    p[pk::rnid] = q.rnid;
+    p[pk::dnid] = q.dnid;
+    p[pk::rds] = q.rds;
+    p[pk::ring] = q.ring_ad ? 1 : 0;
+    used_ += bf::record_size;
+    ++records_;
+}
+
+void binary_trace_writer::write(const event_record& r) {
+    if (kind_ != trace_kind::events)
+        throw std::logic_error("binary_trace_writer: an event record in a packet trace");
+    uint8_t box;
+    switch (r.kind) {
+        case box_kind::ubox: box = bf::box_ubox; break;
+        case box_kind::r2pcie: box = bf::box_r2pcie; break;
+        case box_kind::qpi:
+            if (r.unit > 2) throw std::invalid_argument("binary_trace_writer: QPI port above 2");
+            box = static_cast<uint8_t>(bf::box_qpi0 + r.unit);
+            break;
+        default: throw std::invalid_argument("binary_trace_writer: a box without events");
+    }
+    const event_catalog& cat = catalog_for(r.kind, cpu_);
+    if (r.event >= cat.events().size() || r.input >= cat.input_count() ||
+        cat.input(r.input).event != r.event)
+        throw std::invalid_argument("binary_trace_writer: event " + std::to_string(r.event) +
+                                    " / input " + std::to_string(r.input) + " is not in the " +
+                                    to_string(r.kind) + " catalog (" + to_string(cpu_) + ")");
+    if (r.count > 0xFFFF) throw std::invalid_argument("binary_trace_writer: count above 65535");
+    const event_def& def = cat.events()[r.event];
+    const int bit = cat.input(r.input).bit;
+    unsigned char* p = slot();
+    st64(p + ev::time, unit_ == time_unit::ps ? r.time : r.cycle);
+    st64(p + ev::repeat, r.repeat);
+    st16(p + ev::count, static_cast<uint16_t>(r.count));
+    if (r.socket > 255) throw std::invalid_argument("binary_trace_writer: socket above 255");
+    p[ev::socket] = static_cast<unsigned char>(r.socket);
+    p[ev::box] = box;
+    p[ev::code] = def.code;
+    p[ev::ext] = def.ext ? 1 : 0;
+    p[ev::sub] = bit < 0 ? bf::no_sub_event : static_cast<unsigned char>(bit);
+    used_ += bf::record_size;
+    ++records_;
+}
+
+void binary_trace_writer::write(const trace_record& r) {
+    std::visit([this](const auto& x) { write(x); }, r);
+}
+
+void binary_trace_writer::flush() {
+    if (used_) {
+        out_.write(reinterpret_cast<const char*>(buf_.get()),
+                   static_cast<std::streamsize>(used_));
+        used_ = 0;
+    }
+    out_.flush();
+    if (!out_) throw std::runtime_error("binary_trace_writer: the output stream failed");
+}
+
+// ---------------------------------------------------------------------------
+// Decoder
+
+struct binary_trace_decoder::impl {
+    // What a (code, ext) of one box kind selects, looked up once per catalog.
+    struct event_info {
+        const event_def* def = nullptr;
+        unsigned index = 0;
+        std::array<int16_t, 8> input{};  // per umask bit: the input, or -1
+        int16_t plain_input = -1;        // an event without sub-events: its input
+        bool clockticks = false;
+    };
+    struct box_table {
+        const event_catalog* cat;
+        std::array<std::array<int16_t, 256>, 2> by_code;  // [ext][code]: index, or -1
+        std::vector<event_info> events;
+    };
+
+    source_buf& src;
+    std::string file;
+    trace_context ctx;
+    clock_domain uclk, qclk;
+    trace_kind kind = trace_kind::packets;
+    time_unit unit = time_unit::ps;
+    box_table tables[3];  // ubox, r2pcie, qpi
+
+    std::unique_ptr<unsigned char[]> block = std::make_unique<unsigned char[]>(block_bytes);
+    const unsigned char* pos = nullptr;
+    const unsigned char* end = nullptr;
+    std::size_t tail = 0;  // bytes of an incomplete last record
+    bool at_end = false;
+    uint64_t current = 0;  // number of the record being read (1-based)
+    uint64_t records = 0;  // records returned
+    bool have_prev = false;
+    time_ps prev_time = 0;
+    uint64_t prev_record = 0;
+
+    impl(source_buf& s, std::string f, const trace_context& c)
+        : src(s), file(std::move(f)), ctx(c), uclk(c.uclk_hz), qclk(c.qclk_hz) {
+        const box_kind kinds[] = {box_kind::ubox, box_kind::r2pcie, box_kind::qpi};
+        for (int k = 0; k < 3; ++k) build(tables[k], catalog_for(kinds[k], ctx.cpu));
+        read_header();
+    }
+
+    static void build(box_table& t, const event_catalog& cat) {
+        t.cat = &cat;
+        for (auto& row : t.by_code) row.fill(-1);
+        const auto& evs = cat.events();
+        t.events.resize(evs.size());
+        for (unsigned i = static_cast<unsigned>(evs.size()); i-- > 0;) {  // first match wins
+            t.by_code[evs[i].ext ? 1 : 0][evs[i].code] = static_cast<int16_t>(i);
+            event_info& e = t.events[i];
+            e.def = &evs[i];
+            e.index = i;
+            e.clockticks = evs[i].name == "CLOCKTICKS";
+            e.input.fill(-1);
+            for (int b = 0; b < 8; ++b)
+                if (auto in = cat.input_of(i, b)) e.input[b] = static_cast<int16_t>(*in);
+            if (auto in = cat.input_of(i, -1)) e.plain_input = static_cast<int16_t>(*in);
+        }
+    }
+
+    // --- Errors
+
+    [[noreturn]] void fail_header(const std::string& reason) const {
+        throw trace_error(file, 0, 0, "binary header: " + reason);
+    }
+    [[noreturn]] void fail(const std::string& reason) const {
+        throw trace_error(file, 0, 0, "record " + std::to_string(current) + ": " + reason);
+    }
+    // "column 'NAME': 'VALUE' what", as the text reader words it.
+    [[noreturn]] void bad(const char* column, const std::string& value,
+                          const std::string& what) const {
+        fail(std::string("column '") + column + "': '" + value + "' " + what);
+    }
+    static std::string num(uint64_t v) { return std::to_string(v); }
+    static std::string ns_value(time_ps t) {  // "12.5": the time column's value
+        std::string s = detail::fmt_ns(t);
+        return s.substr(0, s.size() - 3);
+    }
+
+    // --- Header
+
+    void read_header() {
+        unsigned char h[bf::header_size];
+        const std::streamsize n =
+            src.sgetn(reinterpret_cast<char*>(h), static_cast<std::streamsize>(sizeof h));
+        if (n < static_cast<std::streamsize>(sizeof h))
+            fail_header("the file ends after " + num(static_cast<uint64_t>(n)) +
+                        " bytes (the header has " + num(bf::header_size) + ")");
+        if (std::memcmp(h, bf::magic, bf::magic_size) != 0) {
+            std::string got;
+            for (std::size_t i = 0; i < bf::magic_size; ++i)
+                got += (h[i] >= 0x20 && h[i] < 0x7f) ? static_cast<char>(h[i]) : '?';
+            fail_header("the magic is '" + got + "', not '" + bf::magic + "'");
+        }
+        if (h[7] != bf::version)
+            fail_header("version " + num(h[7]) + " is not supported (this reader reads version " +
+                        num(bf::version) + ")");
+        if (h[8] == bf::kind_packets) kind = trace_kind::packets;
+        else if (h[8] == bf::kind_events) kind = trace_kind::events;
+        else fail_header("kind " + num(h[8]) + " is neither 1 (packets) nor 2 (events)");
+        if (h[9] == bf::unit_ps) unit = time_unit::ps;
+        else if (h[9] == bf::unit_cycles) unit = time_unit::cycles;
+        else fail_header("time unit " + num(h[9]) + " is neither 0 (ps) nor 1 (cycles)");
+        if (ld16(h + 10) != bf::header_size)
+            fail_header("header size " + num(ld16(h + 10)) + " is not " + num(bf::header_size));
+        if (ld16(h + 12) != bf::record_size)
+            fail_header("record size " + num(ld16(h + 12)) + " is not " + num(bf::record_size) +
+                        " (the size of a version 1 " +
+                        (kind == trace_kind::packets ? "packet" : "event") + " record)");
+        if (h[14] || h[15]) fail_header("reserved bytes 14-15 are not zero");
+    }
+
+    // --- Records
+
+    // The next record's bytes, or null at the end of the input.
+    const unsigned char* next_record() {
+        if (pos == end && !refill()) return nullptr;
+        const unsigned char* r = pos;
+        pos += bf::record_size;
+        ++current;
+        return r;
+    }
+
+    bool refill() {
+        if (at_end) {
+            if (tail) {
+                ++current;
+                fail("the file ends inside this record (" + num(tail) + " of its " +
+                     num(bf::record_size) + " bytes are there)");
+            }
+            return false;
+        }
+        const std::streamsize n = src.sgetn(reinterpret_cast<char*>(block.get()),
+                                            static_cast<std::streamsize>(block_bytes));
+        const std::size_t got = n > 0 ? static_cast<std::size_t>(n) : 0;
+        if (got < block_bytes) at_end = true;  // sgetn stops short only at the end
+        tail = got % bf::record_size;
+        pos = block.get();
+        end = pos + (got - tail);
+        if (pos == end) return refill();
+        return true;
+    }
+
+    void check_reserved(const unsigned char* r, std::size_t from) const {
+        for (std::size_t i = from; i < bf::record_size; ++i)
+            if (r[i])
+                fail("reserved bytes " + num(from) + "-" + num(bf::record_size - 1) +
+                     " are not zero");
+    }
+
+    // The record's time and cycle in `clk`, then the order check (text:
+    // parse_time and accept_time).
+    void take_time(uint64_t v, const clock_domain& clk, const char* clk_name, time_ps& t,
+                   cycle_t& cyc) {
+        if (unit == time_unit::ps) {
+            t = v;
+            cyc = clk.cycles_before(t);
+            if (have_prev && t < prev_time)
+                bad("time", ns_value(t),
+                    "(" + detail::fmt_ns(t) + ") is before the previous row's time " +
+                        detail::fmt_ns(prev_time) + " (record " + num(prev_record) +
+                        "): rows must be in time order");
+        } else {
+            cyc = v;
+            const unsigned __int128 start =
+                static_cast<unsigned __int128>(cyc) * 1000000000000ull / clk.hz();
+            if (start > std::numeric_limits<uint64_t>::max())
+                bad("cycle", num(cyc),
+                    "is too large (its start time does not fit in 64-bit picoseconds)");
+            t = clk.cycle_start(cyc);
+            if (have_prev && t < prev_time)
+                bad("cycle", num(cyc),
+                    "(" + std::string(clk_name) + " cycle " + num(cyc) + ", at " +
+                        detail::fmt_ns(t) + ") is before the previous row's time " +
+                        detail::fmt_ns(prev_time) + " (record " + num(prev_record) +
+                        "): rows must be in time order");
+        }
+    }
+    void accept_time(time_ps t) {
+        have_prev = true;
+        prev_time = t;
+        prev_record = current;
+        records = current;
+    }
+
+    unsigned take_socket(uint8_t s) const {
+        if (s >= ctx.sockets)
+            bad("socket", num(s),
+                "is not a socket of this machine (" +
+                    detail::range_text(ctx.sockets, "socket", "sockets") + ")");
+        return s;
+    }
+
+    bool next(packet_record& r) {
+        const unsigned char* b = next_record();
+        if (!b) return false;
+        check_reserved(b, pk::reserved);
+        r.line = static_cast<unsigned>(current);
+        r.socket = take_socket(b[pk::socket]);
+        if (b[pk::port] >= ctx.qpi_ports)
+            bad("port", num(b[pk::port]),
+                "is not a QPI port of this machine (" +
+                    detail::range_text(ctx.qpi_ports, "port", "ports") + ")");
+        r.port = b[pk::port];
+        if (b[pk::dir] > 1) bad("dir", num(b[pk::dir]), "is not rx or tx");
+        r.dir = b[pk::dir] ? qpi_dir::tx : qpi_dir::rx;
+        qpi_packet& p = r.packet;
+        if (b[pk::mc] > 15)
+            bad("mc", num(b[pk::mc]),
+                "is not a message class (HOM0, HOM1, SNP, NDR, NCS, NCB, DRS or 0-15)");
+        p.mc = b[pk::mc];
+        if (b[pk::opc] > 15) bad("opc", num(b[pk::opc]), "is not an opcode (0-15)");
+        p.opc = b[pk::opc];
+        if (b[pk::vn] > 3)
+            bad("vn", num(b[pk::vn]), "is not a virtual network (VN0, VN1, VNA or 0-3)");
+        p.vn = b[pk::vn];
+        if (b[pk::rnid] > 31) bad("rnid", num(b[pk::rnid]), "is not a node ID (0-31)");
+        p.rnid = b[pk::rnid];
+        if (b[pk::dnid] > 31) bad("dnid", num(b[pk::dnid]), "is not a node ID (0-31)");
+        p.dnid = b[pk::dnid];
+        if (b[pk::rds] > 15)
+            bad("rds", num(b[pk::rds]),
+                "is not a response data state (I, F, S, E, M or 0-15)");
+        p.rds = b[pk::rds];
+        if (b[pk::ring] > 1) bad("ring", num(b[pk::ring]), "is not a ring (AD or AK)");
+        p.ring_ad = b[pk::ring] == 1;
+        if (p.ring_ad && p.mc != qpi_mc::ndr)
+            bad("ring", "AD",
+                "applies to NDR packets only (this packet's class is " + detail::mc_name(p.mc) +
+                    ")");
+        p.flits = ld16(b + pk::flits);
+        if (p.flits == 0) bad("flits", "0", "is not a packet size in flits (1-65535)");
+        take_time(ld64(b + pk::time), qclk, "QCLK", r.time, r.cycle);
+        accept_time(r.time);
+        return true;
+    }
+
+    bool next(event_record& r) {
+        const unsigned char* b = next_record();
+        if (!b) return false;
+        check_reserved(b, ev::reserved);
+        r.line = static_cast<unsigned>(current);
+        r.socket = take_socket(b[ev::socket]);
+
+        // Box.
+        const uint8_t box = b[ev::box];
+        int t;
+        if (box == bf::box_ubox) {
+            r.kind = box_kind::ubox;
+            r.unit = 0;
+            t = 0;
+        } else if (box == bf::box_r2pcie) {
+            r.kind = box_kind::r2pcie;
+            r.unit = 0;
+            t = 1;
+        } else if (box >= bf::box_qpi0 && box - bf::box_qpi0 < static_cast<int>(ctx.qpi_ports)) {
+            r.kind = box_kind::qpi;
+            r.unit = box - bf::box_qpi0;
+            t = 2;
+        } else {
+            std::string boxes = "ubox, r2pcie";
+            for (unsigned q = 0; q < ctx.qpi_ports; ++q) boxes += ", qpi" + num(q);
+            bad("box", box <= 4 ? box_names[box] : num(box),
+                "is not a box of this machine (" + boxes + ")");
+        }
+        r.box.assign(box_names[box]);
+        const box_table& tab = tables[t];
+
+        // ext, event.
+        const uint8_t ext = b[ev::ext];
+        if (ext > 1) bad("ext", num(ext), "is not 0 or 1");
+        if (ext && r.kind != box_kind::qpi)
+            bad("ext", "1",
+                "is not allowed for box '" + r.box +
+                    "': only QPI events have an extra select bit");
+        const uint8_t code = b[ev::code];
+        const int16_t e = tab.by_code[ext][code];
+        if (e < 0) {
+            std::string what = "is not an event code of the " + std::string(to_string(r.kind)) +
+                               " catalog (" + to_string(ctx.cpu) + ")";
+            if (r.kind == box_kind::qpi) what += ext ? " with ext 1" : " with ext 0";
+            bad("event", detail::hex2(code), what);
+        }
+        const event_info& info = tab.events[static_cast<std::size_t>(e)];
+        const event_def& def = *info.def;
+        if (info.clockticks)
+            bad("event", detail::hex2(code),
+                "cannot be driven: CLOCKTICKS counts the box's own clock");
+        r.event = info.index;
+
+        // Sub-event.
+        const uint8_t sub = b[ev::sub];
+        if (sub > 7 && sub != bf::no_sub_event)
+            bad("umask", num(sub), "is not a sub-event bit (0-7, or 255 for none)");
+        if (def.umasks.empty()) {
+            if (sub != bf::no_sub_event)
+                bad("umask", detail::hex2(1u << sub),
+                    "is not allowed: " + def.name + " has no sub-events");
+            r.input = static_cast<unsigned>(info.plain_input);
+        } else {
+            if (sub == bf::no_sub_event)
+                fail("column 'umask': value is missing: " + def.name + " has sub-events (" +
+                     detail::sub_list(def) + ")");
+            if (info.input[sub] < 0)
+                bad("umask", detail::hex2(1u << sub),
+                    "is not a sub-event of " + def.name + " (" + detail::sub_list(def) + ")");
+            r.input = static_cast<unsigned>(info.input[sub]);
+        }
+
+        // count, repeat.
+        const uint16_t count = ld16(b + ev::count);
+        if (count > def.max_inc)
+            bad("count", num(count),
+                "is not a count of " + def.name + " (0-" + num(def.max_inc) + " per cycle)");
+        r.count = count;
+        r.repeat = ld64(b + ev::repeat);
+        if (r.repeat == 0) bad("repeat", "0", "is not a repeat count (an integer >= 1)");
+
+        if (r.kind == box_kind::qpi) take_time(ld64(b + ev::time), qclk, "QCLK", r.time, r.cycle);
+        else take_time(ld64(b + ev::time), uclk, "UCLK", r.time, r.cycle);
+        if (r.cycle > std::numeric_limits<uint64_t>::max() - r.repeat)
+            bad("repeat", num(r.repeat), "is too large: the run would pass the last cycle");
+        accept_time(r.time);
+        return true;
+    }
+};
+
+binary_trace_decoder::binary_trace_decoder(source_buf& src, std::string filename,
+                                           const trace_context& ctx)
+    : p_(std::make_unique<impl>(src, std::move(filename), ctx)) {}
+
+binary_trace_decoder::~binary_trace_decoder() = default;
+
+trace_kind binary_trace_decoder::kind() const { return p_->kind; }
+time_unit binary_trace_decoder::unit() const { return p_->unit; }
+uint64_t binary_trace_decoder::records() const { return p_->records; }
+bool binary_trace_decoder::next(packet_record& r) { return p_->next(r); }
+bool binary_trace_decoder::next(event_record& r) { return p_->next(r); }
+
+}  // namespace pmonsim::trace

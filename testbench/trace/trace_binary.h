@@ -1,0 +1,105 @@
+// The binary trace format (docs/trace-binary-format.md): a 16-byte header and
+// fixed-size 24-byte little-endian records carrying what a text row carries
+// after parsing. For replaying long captures quickly: records are read in
+// large blocks and checked with the same rules, and the same messages, as text
+// rows ("FILE: record N: reason" instead of "FILE:LINE:COLUMN: reason").
+//
+// trace_reader reads binary traces by itself (it tells them apart by content);
+// this header is for writing them, and for the reader's decoder.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "trace/trace_reader.h"
+
+namespace pmonsim::trace {
+
+namespace binary_format {
+// Header (16 bytes).
+constexpr char magic[] = "PMONTRC";        // bytes 0-6
+constexpr std::size_t magic_size = 7;
+constexpr uint8_t version = 1;             // byte 7
+constexpr uint8_t kind_packets = 1;        // byte 8
+constexpr uint8_t kind_events = 2;
+constexpr uint8_t unit_ps = 0;             // byte 9
+constexpr uint8_t unit_cycles = 1;
+constexpr std::size_t header_size = 16;    // bytes 10-11 (u16)
+constexpr std::size_t record_size = 24;    // bytes 12-13 (u16), both kinds in version 1
+                                           // bytes 14-15: reserved, 0
+// Event records: the box byte, and the sub-event byte of an event without one.
+constexpr uint8_t box_ubox = 0, box_r2pcie = 1, box_qpi0 = 2;  // qpiN: 2 + N
+constexpr uint8_t no_sub_event = 0xFF;
+}  // namespace binary_format
+
+// Writes a binary trace of one kind to `out` (which must outlive the writer):
+// the header at once, then the records given, buffered in blocks. The
+// records are written as they are (no order or range checks: the reader does
+// those); values the format cannot hold throw std::invalid_argument (a socket
+// or port above 255, a count above 65535, an event or input that is not in
+// the context's catalog). A packet with flits 0 gets its class's size.
+class binary_trace_writer {
+public:
+    binary_trace_writer(std::ostream& out, trace_kind kind, time_unit unit,
+                        const trace_context& ctx);
+    // Flushes, ignoring errors: call flush() to see them.
+    ~binary_trace_writer();
+    binary_trace_writer(const binary_trace_writer&) = delete;
+    binary_trace_writer& operator=(const binary_trace_writer&) = delete;
+
+    // The time field is the record's time (unit ps) or its cycle (unit cycles).
+    // The overloads throw std::logic_error for a record of the other kind.
+    void write(const packet_record& r);
+    void write(const event_record& r);
+    void write(const trace_record& r);
+
+    // Hands everything buffered to the stream and flushes it; throws
+    // std::runtime_error if the stream fails.
+    void flush();
+
+    trace_kind kind() const { return kind_; }
+    time_unit unit() const { return unit_; }
+    uint64_t records() const { return records_; }
+
+private:
+    unsigned char* slot();
+
+    std::ostream& out_;
+    trace_kind kind_;
+    time_unit unit_;
+    cpu_model cpu_;
+    std::unique_ptr<unsigned char[]> buf_;
+    std::size_t used_ = 0;
+    uint64_t records_ = 0;
+};
+
+class source_buf;
+
+// The binary half of trace_reader: reads and checks the header at
+// construction, then one record per next(), validated like a text row.
+// Holds one block of records (fixed size) whatever the length of the input.
+class binary_trace_decoder {
+public:
+    static constexpr std::size_t block_records = 8192;
+
+    binary_trace_decoder(source_buf& src, std::string filename, const trace_context& ctx);
+    ~binary_trace_decoder();
+    binary_trace_decoder(const binary_trace_decoder&) = delete;
+    binary_trace_decoder& operator=(const binary_trace_decoder&) = delete;
+
+    trace_kind kind() const;
+    time_unit unit() const;
+    uint64_t records() const;
+
+    // The next record (line = its 1-based record number); false at the end.
+    bool next(packet_record& r);
+    bool next(event_record& r);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> p_;
+};
+
+}  // namespace pmonsim::trace

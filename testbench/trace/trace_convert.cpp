@@ -1,0 +1,269 @@
+// Trace conversion and the text writer (trace_convert.h).
+#include "trace/trace_convert.h"
+
+#include <sys/stat.h>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "trace/trace_binary.h"
+
+namespace pmonsim::trace {
+
+namespace {
+
+constexpr std::size_t flush_at = 1 << 16;
+
+void put_uint(std::string& s, uint64_t v) {
+    char b[24];
+    auto res = std::to_chars(b, b + sizeof b, v);
+    s.append(b, res.ptr);
+}
+
+// ps as ns with up to three decimals, exact: "12.5", "3", "0.001".
+void put_ns(std::string& s, time_ps t) {
+    put_uint(s, t / 1000);
+    unsigned frac = static_cast<unsigned>(t % 1000);
+    if (!frac) return;
+    char d[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
+    std::size_t n = 4;
+    while (d[n - 1] == '0') --n;
+    s.append(d, n);
+}
+
+const char* mc_text(unsigned mc) {
+    switch (mc) {
+        case qpi_mc::hom0: return "HOM0";
+        case qpi_mc::hom1: return "HOM1";
+        case qpi_mc::snp: return "SNP";
+        case qpi_mc::ndr: return "NDR";
+        case qpi_mc::ncs: return "NCS";
+        case qpi_mc::ncb: return "NCB";
+        case qpi_mc::drs: return "DRS";
+        default: return nullptr;
+    }
+}
+
+const char* vn_text(unsigned vn) {
+    static const char* const names[] = {"VN0", "VN1", "VNA"};
+    return vn < 3 ? names[vn] : nullptr;
+}
+
+const char* rds_text(unsigned rds) {
+    switch (rds) {
+        case 0: return "I";
+        case 1: return "F";
+        case 2: return "S";
+        case 4: return "E";
+        case 8: return "M";
+        default: return nullptr;
+    }
+}
+
+void put_named(std::string& s, const char* name, unsigned v) {
+    if (name) s += name;
+    else put_uint(s, v);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa, sb;
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+bool is_regular_file(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Text writer
+
+text_trace_writer::text_trace_writer(std::ostream& out, trace_kind kind, time_unit unit,
+                                     const trace_context& ctx)
+    : out_(out), kind_(kind), unit_(unit), cpu_(ctx.cpu) {
+    buf_.reserve(flush_at + 512);
+    buf_ = unit == time_unit::ps ? "time" : "cycle";
+    buf_ += kind == trace_kind::packets ? ",socket,port,dir,mc,opc,vn,rnid,dnid,rds,flits,ring\n"
+                                        : ",socket,box,event,umask,count,repeat\n";
+}
+
+text_trace_writer::~text_trace_writer() {
+    try {
+        flush();
+    } catch (...) {
+    }
+}
+
+void text_trace_writer::write(const packet_record& r) {
+    if (kind_ != trace_kind::packets)
+        throw std::logic_error("text_trace_writer: a packet record in an event trace");
+    std::string& s = buf_;
+    if (unit_ == time_unit::ps) put_ns(s, r.time);
+    else put_uint(s, r.cycle);
+    s += ',';
+    put_uint(s, r.socket);
+    s += ',';
+    put_uint(s, r.port);
+    s += r.dir == qpi_dir::tx ? ",tx," : ",rx,";
+    const qpi_packet& p = r.packet;
+    put_named(s, mc_text(p.mc), p.mc);
+    s += ',';
+    put_uint(s, p.opc);
+    s += ',';
+    put_named(s, vn_text(p.vn), p.vn);
+    s += ',';
+    put_uint(s, p.rnid);
+    s += ',';
+    put_uint(s, p.dnid);
+    s += ',';
+    put_named(s, rds_text(p.rds), p.rds);
+    s += ',';
+    put_uint(s, p.flits ? p.flits : shape_of(p).flits);
+    s += ',';
+    if (p.ring_ad) s += "AD";
+    else if (p.mc == qpi_mc::ndr) s += "AK";
+    s += '\n';
+    ++records_;
+    if (s.size() >= flush_at) flush();
+}
+
+void text_trace_writer::write(const event_record& r) {
+    if (kind_ != trace_kind::events)
+        throw std::logic_error("text_trace_writer: an event record in a packet trace");
+    if (r.kind != box_kind::ubox && r.kind != box_kind::r2pcie && r.kind != box_kind::qpi)
+        throw std::invalid_argument("text_trace_writer: a box without events");
+    const event_catalog& cat = catalog_for(r.kind, cpu_);
+    if (r.event >= cat.events().size() || r.input >= cat.input_count() ||
+        cat.input(r.input).event != r.event)
+        throw std::invalid_argument("text_trace_writer: event " + std::to_string(r.event) +
+                                    " / input " + std::to_string(r.input) + " is not in the " +
+                                    to_string(r.kind) + " catalog (" + to_string(cpu_) + ")");
+    const event_def& def = cat.events()[r.event];
+    const int bit = cat.input(r.input).bit;
+    std::string& s = buf_;
+    if (unit_ == time_unit::ps) put_ns(s, r.time);
+    else put_uint(s, r.cycle);
+    s += ',';
+    put_uint(s, r.socket);
+    s += ',';
+    if (r.kind == box_kind::qpi) {
+        s += "qpi";
+        put_uint(s, r.unit);
+    } else {
+        s += to_string(r.kind);
+    }
+    s += ',';
+    s += def.name;
+    s += ',';
+    if (bit >= 0) {
+        const umask_def* named = nullptr;
+        for (const auto& u : def.umasks)
+            if (u.value == (1u << bit)) {
+                named = &u;
+                break;
+            }
+        if (named) {
+            s += named->name;
+        } else {
+            s += "bit";
+            put_uint(s, static_cast<unsigned>(bit));
+        }
+    }
+    s += ',';
+    put_uint(s, r.count);
+    s += ',';
+    put_uint(s, r.repeat);
+    s += '\n';
+    ++records_;
+    if (s.size() >= flush_at) flush();
+}
+
+void text_trace_writer::write(const trace_record& r) {
+    std::visit([this](const auto& x) { write(x); }, r);
+}
+
+void text_trace_writer::flush() {
+    if (!buf_.empty()) {
+        out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        buf_.clear();
+    }
+    out_.flush();
+    if (!out_) throw std::runtime_error("text_trace_writer: the output stream failed");
+}
+
+// ---------------------------------------------------------------------------
+// Conversion
+
+namespace {
+
+template <class Writer>
+void copy_records(trace_reader& reader, Writer& w) {
+    if (reader.kind() == trace_kind::packets) {
+        packet_record r;
+        while (reader.next(r)) w.write(r);
+    } else {
+        event_record r;
+        while (reader.next(r)) w.write(r);
+    }
+    w.flush();
+}
+
+}  // namespace
+
+void convert_trace(const std::string& in, const std::string& out, const trace_context& ctx) {
+    const bool in_std = in == "-", out_std = out == "-";
+    const std::string in_name = in_std ? "<stdin>" : in;
+    const std::string out_name = out_std ? "<stdout>" : out;
+
+    std::ifstream in_file;
+    if (!in_std) {
+        in_file.open(in, std::ios::binary);
+        if (!in_file) throw trace_error(in_name, 0, 0, "cannot open the file");
+        if (!out_std && same_file(in, out))
+            throw trace_error(out_name, 0, 0, "is the input file: give another output");
+    }
+    // The header is checked before the output exists.
+    trace_reader reader(in_std ? std::cin : in_file, in_name, ctx);
+
+    std::ofstream out_file;
+    if (!out_std) {
+        out_file.open(out, std::ios::binary | std::ios::trunc);
+        if (!out_file) throw trace_error(out_name, 0, 0, "cannot create the file");
+    }
+    std::ostream& os = out_std ? std::cout : out_file;
+    auto discard = [&] {
+        if (out_std) return;
+        out_file.close();
+        if (is_regular_file(out)) std::remove(out.c_str());
+    };
+    try {
+        try {
+            if (reader.format() == trace_format::binary) {
+                text_trace_writer w(os, reader.kind(), reader.unit(), ctx);
+                copy_records(reader, w);
+            } else {
+                binary_trace_writer w(os, reader.kind(), reader.unit(), ctx);
+                copy_records(reader, w);
+            }
+            if (!out_std) {
+                out_file.close();
+                if (out_file.fail()) throw std::runtime_error("close");
+            }
+        } catch (const trace_error&) {
+            throw;
+        } catch (const std::runtime_error&) {  // the writers' stream failures
+            throw trace_error(out_name, 0, 0, "cannot write the file");
+        }
+    } catch (...) {
+        discard();
+        throw;
+    }
+}
+
+}  // namespace pmonsim::trace

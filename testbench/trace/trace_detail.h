@@ -1,0 +1,18 @@
+// The wording the text reader uses in its messages, shared with the binary
+// decoder so that a bad record reads like a bad row (defined in trace_reader.cpp).
+#pragma once
+#include <string>
+
+#include "catalog/catalog.h"
+#include "core/clock.h"
+
+namespace pmonsim::trace::detail {
+
+std::string fmt_ns(time_ps t);  // "12.5 ns"
+std::string hex2(unsigned v);   // "0x0c"
+// "no sockets", "1 socket: 0", "2 ports: 0-1".
+std::string range_text(unsigned n, const char* one, const char* many);
+std::string mc_name(unsigned mc);           // "DRS", "MC 7"
+std::string sub_list(const event_def& ev);  // "DRS_DATA, NCB_DATA, bit3"
+
+}  // namespace pmonsim::trace::detail

@@ -1,0 +1,489 @@
+// Unit tests of driver/event_spec: catalog names and Linux perf syntax turned
+// into CTL values, QPI filters and allowed counters. Encodings are pinned to the
+// spec notes: qpi-ll.md §1.5/§5.2 (PCM's default QPI events), §2.1/§2.3/§2.4
+// (match/mask fields, presets, the perf example), §5.1 (Linux formats),
+// ubox-r2pcie-global.md §2.1/§4.2/§5.4/§6 (thresh5/thresh8, invert on SNB-EP only).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "driver/event_spec.h"
+
+namespace pmonsim::driver {
+namespace {
+
+constexpr cpu_model snb = cpu_model::snb_ep;
+constexpr cpu_model ivb = cpu_model::ivb_ep;
+
+event_spec parse(const std::string& text, cpu_model cpu = ivb, unsigned ports = 2) {
+    return parse_event(text, cpu, ports);
+}
+
+// The exact message of the event_error thrown for `text`.
+std::string error_of(const std::string& text, cpu_model cpu = ivb, unsigned ports = 2) {
+    try {
+        parse_event(text, cpu, ports);
+    } catch (const event_error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+void expect_same(const event_spec& a, const event_spec& b) {
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.cpu, b.cpu);
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.unit, b.unit);
+    EXPECT_EQ(a.fixed, b.fixed);
+    EXPECT_EQ(a.ctl, b.ctl);
+    EXPECT_EQ(a.has_filter, b.has_filter);
+    EXPECT_EQ(a.match, b.match);
+    EXPECT_EQ(a.mask, b.mask);
+    EXPECT_EQ(a.counters, b.counters);
+    EXPECT_EQ(a.event, b.event);
+    EXPECT_EQ(a.socket, b.socket);
+}
+
+// ---------------------------------------------------------------------------
+// Catalog names: encodings
+
+// PCM's QPI traffic events (qpi-ll.md §5.2): the CTL values PCM writes, less en.
+TEST(EventSpecCatalog, PcmQpiEventsEncodeAsPcmWritesThem) {
+    for (cpu_model cpu : {snb, ivb}) {
+        const event_spec drs = parse("qpi0/RxL_FLITS_G1.DRS_DATA", cpu);
+        EXPECT_EQ(drs.ctl, 0x00200802u);
+        EXPECT_EQ(drs.ctl_enabled(), 0x00600802u);
+        EXPECT_EQ(drs.name, "qpi0/RxL_FLITS_G1.DRS_DATA");
+        EXPECT_EQ(drs.kind, box_kind::qpi);
+        EXPECT_EQ(drs.unit, 0u);
+        EXPECT_FALSE(drs.fixed);
+        EXPECT_FALSE(drs.has_filter);
+        EXPECT_EQ(drs.counters, 0xF);
+        EXPECT_EQ(drs.event, catalog_for(box_kind::qpi, cpu).find("RxL_FLITS_G1"));
+
+        EXPECT_EQ(parse("qpi0/RxL_FLITS_G2.NCB_DATA", cpu).ctl, 0x00200403u);
+        const event_spec g0 = parse("qpi0/TxL_FLITS_G0.DATA|NON_DATA", cpu);
+        EXPECT_EQ(g0.ctl, 0x00000600u);
+        EXPECT_EQ(g0.ctl_enabled(), 0x00400600u);
+        EXPECT_EQ(g0.name, "qpi0/TxL_FLITS_G0.DATA|NON_DATA");
+        EXPECT_EQ(parse("qpi0/CLOCKTICKS", cpu).ctl, 0x14u);
+        EXPECT_EQ(parse("qpi0/CLOCKTICKS", cpu).ctl_enabled(), 0x00400014u);
+    }
+}
+
+TEST(EventSpecCatalog, CtoCountHasTheExtBitAndUsesTheFilter) {
+    const event_spec e = parse("qpi1/CTO_COUNT");
+    EXPECT_EQ(e.ctl, 0x00200038u);
+    EXPECT_EQ(e.ctl_enabled(), 0x00600038u);  // qpi-ll.md §6
+    EXPECT_TRUE(e.has_filter);
+    EXPECT_EQ(e.match, 0u);
+    EXPECT_EQ(e.mask, 0u);
+    EXPECT_EQ(e.unit, 1u);
+    EXPECT_EQ(e.name, "qpi1/CTO_COUNT");
+    EXPECT_EQ(e.box_name(), "qpi1");
+    EXPECT_EQ(e.local_name(), "CTO_COUNT");
+}
+
+TEST(EventSpecCatalog, PrefixAndCaseAreOptional) {
+    const event_spec e = parse("QPI1/unc_q_rxl_flits_g1.drs_data");
+    EXPECT_EQ(e.name, "qpi1/RxL_FLITS_G1.DRS_DATA");
+    EXPECT_EQ(e.ctl, 0x00200802u);
+    EXPECT_EQ(e.text, "QPI1/unc_q_rxl_flits_g1.drs_data");
+    EXPECT_EQ(parse("r2pcie/UNC_R2_CLOCKTICKS").ctl, 0x01u);
+    EXPECT_EQ(parse("ubox/UNC_U_LOCK_CYCLES").ctl, 0x44u);
+    // A prefix of another box is not stripped.
+    EXPECT_EQ(error_of("r2pcie/UNC_Q_CLOCKTICKS"),
+              "r2pcie/UNC_Q_CLOCKTICKS: r2pcie has no event 'UNC_Q_CLOCKTICKS' on ivb-ep");
+}
+
+TEST(EventSpecCatalog, CombinedSubEventsAreNamedByTheCatalog) {
+    // HOM_REQ|HOM_NONREQ is the catalog's combination HOM (umask 0x06).
+    const event_spec hom = parse("qpi0/RxL_FLITS_G1.HOM_REQ|HOM_NONREQ");
+    EXPECT_EQ(hom.ctl, 0x00200602u);
+    EXPECT_EQ(hom.name, "qpi0/RxL_FLITS_G1.HOM");
+    expect_same(hom, parse("qpi0/RxL_FLITS_G1.HOM"));
+    // Bits without a single name are spelled bitN and parse back.
+    const event_spec iv = parse("r2pcie/RING_IV_USED.bit0");
+    EXPECT_EQ(iv.ctl, 0x010Au);
+    EXPECT_EQ(iv.name, "r2pcie/RING_IV_USED.bit0");
+}
+
+// R2PCIe ring umasks differ by personality (ubox-r2pcie-global.md §5.7/§5.8).
+TEST(EventSpecCatalog, R2pcieRingCwDependsOnThePersonality) {
+    EXPECT_EQ(parse("r2pcie/RING_AD_USED.CW", ivb).ctl, 0x3307u);
+    EXPECT_EQ(parse("r2pcie/RING_AD_USED.CW", snb).ctl, 0x0307u);
+    const event_spec occ = parse("r2pcie/RxR_OCCUPANCY.DRS", ivb);
+    EXPECT_EQ(occ.ctl, 0x0813u);
+    EXPECT_EQ(occ.counters, 0x1);
+    EXPECT_EQ(parse("r2pcie/IIO_CREDITS_USED.NCB").counters, 0x3);
+    EXPECT_EQ(parse("r2pcie/TxR_CYCLES_NE.BL").counters, 0x1);
+    EXPECT_EQ(parse("r2pcie/CLOCKTICKS").counters, 0xF);
+    EXPECT_EQ(error_of("r2pcie/RxR_OCCUPANCY.DRS", snb),
+              "r2pcie/RxR_OCCUPANCY.DRS: r2pcie has no event 'RxR_OCCUPANCY' on snb-ep "
+              "(only ivb-ep has it)");
+}
+
+TEST(EventSpecCatalog, UmaskZeroMeansAllWhereTheCatalogSaysSo) {
+    // IVB-EP RxR_AK_BOUNCES lists umask 0 (all) beside CW/CCW.
+    const event_spec e = parse("r2pcie/RxR_AK_BOUNCES", ivb);
+    EXPECT_EQ(e.ctl, 0x12u);
+    EXPECT_EQ(e.name, "r2pcie/RxR_AK_BOUNCES");
+    EXPECT_EQ(error_of("qpi0/RxL_FLITS_G1"),
+              "qpi0/RxL_FLITS_G1: RxL_FLITS_G1 needs a sub-event: SNP, HOM_REQ, HOM_NONREQ, HOM, "
+              "DRS_DATA, DRS_NONDATA, DRS");
+}
+
+// ---------------------------------------------------------------------------
+// Modifiers: thresh5 / thresh8, edge, inv
+
+TEST(EventSpecModifiers, UboxThresholdIsFiveBits) {
+    const event_spec e = parse("ubox/EVENT_MSG.DOORBELL_RCVD,thresh=31,edge");
+    EXPECT_EQ(e.ctl, 0x1F040842u);
+    EXPECT_EQ(e.name, "ubox/EVENT_MSG.DOORBELL_RCVD,thresh=31,edge");
+    EXPECT_EQ(error_of("ubox/LOCK_CYCLES,thresh=32"),
+              "ubox/LOCK_CYCLES,thresh=32: thresh=32 does not fit the ubox 5-bit threshold (0-31)");
+    EXPECT_EQ(error_of("uncore_ubox/event=0x44,thresh=0x20/"),
+              "uncore_ubox/event=0x44,thresh=0x20/: thresh=0x20 does not fit the ubox 5-bit "
+              "threshold (0-31)");
+}
+
+TEST(EventSpecModifiers, PciBoxThresholdIsEightBits) {
+    EXPECT_EQ(parse("r2pcie/RxR_OCCUPANCY.DRS,thresh=255").ctl, 0xFF000813u);
+    EXPECT_EQ(parse("qpi0/RxL_OCCUPANCY,thresh=128").ctl, 0x8000000Bu);
+    EXPECT_EQ(error_of("qpi0/RxL_OCCUPANCY,thresh=256"),
+              "qpi0/RxL_OCCUPANCY,thresh=256: thresh=256 does not fit the qpi0 8-bit threshold "
+              "(0-255)");
+}
+
+TEST(EventSpecModifiers, EdgeAndInvNeedAThreshold) {
+    EXPECT_EQ(error_of("qpi0/CLOCKTICKS,edge"),
+              "qpi0/CLOCKTICKS,edge: edge needs thresh >= 1 (edge detection acts on the threshold "
+              "comparison)");
+    EXPECT_EQ(error_of("r2pcie/CLOCKTICKS,inv", snb),
+              "r2pcie/CLOCKTICKS,inv: inv needs thresh >= 1 (invert acts on the threshold "
+              "comparison)");
+    EXPECT_EQ(parse("qpi0/CLOCKTICKS,thresh=1,edge").ctl, 0x01040014u);
+    EXPECT_EQ(parse("qpi0/CLOCKTICKS,edge=0").ctl, 0x14u);
+}
+
+// Invert is CTL bit 23 on SNB-EP only (DECISIONS.md; 329468-002 marks it reserved).
+TEST(EventSpecModifiers, InvertExistsOnSnbEpOnly) {
+    const event_spec e = parse("r2pcie/RING_AD_USED.CW,thresh=1,inv", snb);
+    EXPECT_EQ(e.ctl, 0x01800307u);
+    EXPECT_EQ(e.name, "r2pcie/RING_AD_USED.CW,thresh=1,inv");
+    EXPECT_EQ(parse("ubox/LOCK_CYCLES,thresh=1,inv", snb).ctl, 0x01800044u);
+    EXPECT_EQ(parse("qpi0/CLOCKTICKS,thresh=1,inv", snb).ctl, 0x01800014u);
+    EXPECT_EQ(error_of("r2pcie/RING_AD_USED.CW,thresh=1,inv", ivb),
+              "r2pcie/RING_AD_USED.CW,thresh=1,inv: inv: invert does not exist on ivb-ep (CTL bit "
+              "23 is reserved)");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x14,thresh=1,inv/", ivb),
+              "uncore_qpi_0/event=0x14,thresh=1,inv/: inv: invert does not exist on ivb-ep (CTL "
+              "bit 23 is reserved)");
+    EXPECT_EQ(parse("uncore_qpi_0/event=0x14,inv=0/", ivb).ctl, 0x14u);
+}
+
+// ---------------------------------------------------------------------------
+// The UCLK fixed counter
+
+TEST(EventSpecFixed, AllSpellingsNameTheFixedCounter) {
+    for (const char* text : {"ubox_fixed/UCLK", "ubox/UCLK", "ubox/CLOCKTICKS",
+                             "ubox/UNC_U_CLOCKTICKS", "ubox_fixed/clockticks",
+                             "uncore_ubox/event=0xff/"}) {
+        SCOPED_TRACE(text);
+        for (cpu_model cpu : {snb, ivb}) {
+            const event_spec e = parse(text, cpu);
+            EXPECT_TRUE(e.fixed);
+            EXPECT_EQ(e.kind, box_kind::ubox_fixed);
+            EXPECT_EQ(e.ctl, 0u);
+            EXPECT_EQ(e.counters, 0x1);
+            EXPECT_FALSE(e.event.has_value());
+            EXPECT_FALSE(e.has_filter);
+            EXPECT_EQ(e.name, "ubox_fixed/UCLK");
+        }
+    }
+}
+
+TEST(EventSpecFixed, TakesNoEventModifiers) {
+    EXPECT_EQ(error_of("ubox_fixed/UCLK,thresh=1"),
+              "ubox_fixed/UCLK,thresh=1: thresh=1: the UCLK fixed counter has no event select, "
+              "threshold, edge, invert or filter");
+    EXPECT_EQ(error_of("uncore_ubox/event=0xff,umask=0x1/"),
+              "uncore_ubox/event=0xff,umask=0x1/: event=0xff is the UCLK fixed counter, which has "
+              "no umask");
+    EXPECT_EQ(error_of("uncore_ubox/event=0xff,thresh=1/"),
+              "uncore_ubox/event=0xff,thresh=1/: thresh=1: the UCLK fixed counter has no "
+              "threshold, edge or invert");
+    EXPECT_EQ(error_of("ubox_fixed/LOCK_CYCLES"),
+              "ubox_fixed/LOCK_CYCLES: ubox_fixed counts UCLK cycles only: its one event is UCLK, "
+              "not 'LOCK_CYCLES'");
+    EXPECT_EQ(parse("ubox/UCLK,socket=1").name, "ubox_fixed/UCLK,socket=1");
+    // event=0xff is no event on the other boxes.
+    EXPECT_EQ(error_of("uncore_r2pcie/event=0xff/"),
+              "uncore_r2pcie/event=0xff/: event=0xff is not a r2pcie event on ivb-ep");
+}
+
+// ---------------------------------------------------------------------------
+// CTO_COUNT filters (qpi-ll.md §2.1, §2.3, §2.4)
+
+TEST(EventSpecFilter, PresetsGiveTheManualsMatchAndMask) {
+    const event_spec any = parse("qpi0/CTO_COUNT:DRS.AnyDataC");
+    EXPECT_EQ(any.ctl, 0x00200038u);
+    EXPECT_TRUE(any.has_filter);
+    EXPECT_EQ(any.match, 0x1C00u);
+    EXPECT_EQ(any.mask, 0x1F80u);
+    EXPECT_EQ(any.name, "qpi0/CTO_COUNT:DRS.AnyDataC");
+
+    const event_spec m = parse("qpi0/CTO_COUNT:DRS.DataC_M");
+    EXPECT_EQ(m.match, 0x0008000000001C00ull);
+    EXPECT_EQ(m.mask, 0x000F000000001FE0ull);
+    EXPECT_EQ(m.name, "qpi0/CTO_COUNT:DRS.DataC_M");
+    // The IVB-EP perfmon names, with and without prefix, and CTO_COUNT.<preset>.
+    for (const char* text : {"qpi0/MESSAGE.DRS.DataC_M", "qpi0/UNC_Q_MESSAGE.DRS.DataC_M",
+                             "qpi0/cto_count.drs.datac_m", "qpi0/UNC_Q_CTO_COUNT:DRS.DataC_M"}) {
+        SCOPED_TRACE(text);
+        expect_same(parse(text), m);
+    }
+    // Presets apply on both personalities (one filter layout).
+    EXPECT_EQ(parse("qpi1/CTO_COUNT:NCB.AnyInt", snb).match, 0x1900u);
+}
+
+TEST(EventSpecFilter, ModifiersRefineAPreset) {
+    // DRS_DataC_FROM_QPI_TO_NODEx (329468-002 p141): MATCH0.DNID = x, MASK0[17:0] = 0x3FF80.
+    const event_spec e = parse("qpi0/CTO_COUNT:DRS.AnyDataC,match_dnid=3,mask_dnid=0x1f,thresh=1");
+    EXPECT_EQ(e.match, 0x7C00u);
+    EXPECT_EQ(e.mask, 0x3FF80u);
+    EXPECT_EQ(e.ctl, 0x01200038u);
+    EXPECT_EQ(e.name, "qpi0/CTO_COUNT,thresh=1,match=0x7c00,mask=0x3ff80");
+    expect_same(parse(e.name), e);
+}
+
+TEST(EventSpecFilter, RawRegistersAndFieldsAreEquivalent) {
+    const event_spec preset = parse("qpi0/CTO_COUNT:DRS.DataC_M");
+    for (const char* text :
+         {"qpi0/CTO_COUNT,match0=0x1c00,match1=0x80000,mask0=0x1fe0,mask1=0xf0000",
+          "qpi0/CTO_COUNT,match=0x0008000000001C00,mask=0x000F000000001FE0",
+          "qpi0/MATCH_MASK,config1=0x0008000000001C00,config2=0x000F000000001FE0",
+          "qpi0/CTO_COUNT,match_mc=0xe,match_rds=8,mask_mc=0xf,mask_opc=0xf,mask_rds=0xf"}) {
+        SCOPED_TRACE(text);
+        expect_same(parse(text), preset);
+    }
+    // A filter that is no preset keeps its values in the name.
+    const event_spec raw = parse("qpi0/CTO_COUNT,match_mc=0xe,mask_mc=0xf,match_rnid4=1,mask_rnid4=1,"
+                                 "match_rnid30=0x5,mask_rnid30=0xf,match_vnw=2,mask_vnw=2");
+    EXPECT_EQ(raw.match, 0x0000000580001C10ull);
+    EXPECT_EQ(raw.mask, 0x0000000F80001E10ull);
+    EXPECT_EQ(raw.name, "qpi0/CTO_COUNT,match=0x580001c10,mask=0xf80001e10");
+    expect_same(parse(raw.name), raw);
+}
+
+TEST(EventSpecFilter, UndocumentedFilterBitsAreRejected) {
+    EXPECT_EQ(error_of("qpi0/CTO_COUNT,match0=0x7"),
+              "qpi0/CTO_COUNT,match0=0x7: match0=0x7 sets MATCH0 bits 0x7 outside its documented "
+              "fields (0x8003fff8)");
+    EXPECT_EQ(error_of("qpi0/CTO_COUNT,mask1=0x100"),
+              "qpi0/CTO_COUNT,mask1=0x100: mask1=0x100 sets MASK1 bits 0x100 outside its "
+              "documented fields (0x000f000f)");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x138,config1=0x40000/"),
+              "uncore_qpi_0/event=0x138,config1=0x40000/: config1=0x40000 sets MATCH0 bits "
+              "0x40000 outside its documented fields (0x8003fff8)");
+    EXPECT_EQ(error_of("qpi0/CTO_COUNT,match_mc=0x1f"),
+              "qpi0/CTO_COUNT,match_mc=0x1f: match_mc=0x1f does not fit in 4 bits");
+    EXPECT_EQ(error_of("qpi0/CTO_COUNT,match0=0x100000000"),
+              "qpi0/CTO_COUNT,match0=0x100000000: match0=0x100000000 does not fit in 32 bits");
+}
+
+TEST(EventSpecFilter, FiltersOnlyOnCtoCount) {
+    EXPECT_EQ(error_of("qpi0/CLOCKTICKS,match_mc=0xe"),
+              "qpi0/CLOCKTICKS,match_mc=0xe: match_mc=0xe: match/mask filters apply only to QPI "
+              "CTO_COUNT (event=0x138), not to CLOCKTICKS");
+    EXPECT_EQ(error_of("r2pcie/CLOCKTICKS,mask0=0x1e00"),
+              "r2pcie/CLOCKTICKS,mask0=0x1e00: mask0=0x1e00: match/mask filters apply only to QPI "
+              "CTO_COUNT (event=0x138), not to CLOCKTICKS");
+    EXPECT_EQ(error_of("qpi0/CLOCKTICKS:DRS.AnyDataC"),
+              "qpi0/CLOCKTICKS:DRS.AnyDataC: 'DRS.AnyDataC' is a CTO_COUNT filter preset, and "
+              "CLOCKTICKS uses no filter");
+    EXPECT_EQ(error_of("qpi0/CTO_COUNT:DRS.Nothing"),
+              "qpi0/CTO_COUNT:DRS.Nothing: no CTO_COUNT filter preset 'DRS.Nothing'");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x14,config2=0x1e00/"),
+              "uncore_qpi_0/event=0x14,config2=0x1e00/: config2=0x1e00: match/mask filters apply "
+              "only to QPI CTO_COUNT (event=0x138), not to CLOCKTICKS");
+}
+
+// ---------------------------------------------------------------------------
+// Linux perf syntax (qpi-ll.md §5.1, ubox-r2pcie-global.md §6)
+
+TEST(EventSpecPerf, QpiEventBit8IsTheExtBit) {
+    for (cpu_model cpu : {snb, ivb}) {
+        const event_spec perf = parse("uncore_qpi_0/event=0x102,umask=0x08/", cpu);
+        expect_same(perf, parse("qpi0/RxL_FLITS_G1.DRS_DATA", cpu));
+        EXPECT_EQ(perf.text, "uncore_qpi_0/event=0x102,umask=0x08/");
+        EXPECT_EQ(perf.ctl, 0x00200802u);
+        expect_same(parse("uncore_qpi_1/event=0x103,umask=0x4/", cpu),
+                    parse("qpi1/RxL_FLITS_G2.NCB_DATA", cpu));
+        expect_same(parse("uncore_qpi_0/event=0x00,umask=0x06/", cpu),
+                    parse("qpi0/TxL_FLITS_G0.DATA|NON_DATA", cpu));
+        expect_same(parse("uncore_qpi_0/event=0x14/", cpu), parse("qpi0/CLOCKTICKS", cpu));
+        // The raw control value spells the same thing.
+        expect_same(parse("uncore_qpi_0/config=0x200802/", cpu), perf);
+    }
+}
+
+TEST(EventSpecPerf, LinuxCtoExampleGivesDrsAnyDataC) {
+    const event_spec e = parse("uncore_qpi_0/event=0x138,match_mc=0xe,mask_mc=0xf,mask_opc=0xc/");
+    EXPECT_EQ(e.ctl, 0x00200038u);
+    EXPECT_TRUE(e.has_filter);
+    EXPECT_EQ(e.match, 0x1C00u);
+    EXPECT_EQ(e.mask, 0x1F80u);
+    EXPECT_EQ(e.name, "qpi0/CTO_COUNT:DRS.AnyDataC");
+    const event_spec m = parse("uncore_qpi_1/event=0x138,config1=0x0008000000001C00,"
+                               "config2=0x000F000000001FE0/");
+    EXPECT_EQ(m.match, 0x0008000000001C00ull);
+    EXPECT_EQ(m.mask, 0x000F000000001FE0ull);
+    EXPECT_EQ(m.name, "qpi1/CTO_COUNT:DRS.DataC_M");
+}
+
+TEST(EventSpecPerf, UboxAndR2pcieFormats) {
+    expect_same(parse("uncore_ubox/event=0x42,umask=0x8,edge,thresh=1/"),
+                parse("ubox/EVENT_MSG.DOORBELL_RCVD,thresh=1,edge"));
+    expect_same(parse("uncore_r2pcie/event=0x7,umask=0x33/"), parse("r2pcie/RING_AD_USED.CW"));
+    expect_same(parse("uncore_r2pcie/event=0x7,umask=0x3,thresh=2,inv/", snb),
+                parse("r2pcie/RING_AD_USED.CW,thresh=2,inv", snb));
+    EXPECT_EQ(parse("uncore_r2pcie/event=0x13,umask=0x8,thresh=0xff/").ctl, 0xFF000813u);
+}
+
+TEST(EventSpecPerf, CodesTheCatalogDoesNotDefineAreRejected) {
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x145/"),
+              "uncore_qpi_0/event=0x145/: event=0x145 is not a qpi event on ivb-ep");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x38/"),
+              "uncore_qpi_0/event=0x38/: event=0x038 is not a qpi event on ivb-ep (CTO_COUNT is "
+              "event=0x138: it needs the ext bit)");
+    EXPECT_EQ(error_of("uncore_ubox/event=0x0/"),
+              "uncore_ubox/event=0x0/: event=0x00 is not a ubox event on ivb-ep");
+    EXPECT_EQ(error_of("uncore_r2pcie/event=0x13,umask=0x8/", snb),
+              "uncore_r2pcie/event=0x13,umask=0x8/: event=0x13 is not a r2pcie event on snb-ep");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x102,umask=0x80/"),
+              "uncore_qpi_0/event=0x102,umask=0x80/: RxL_FLITS_G1 does not define umask bits 0x80");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x102/"),
+              "uncore_qpi_0/event=0x102/: RxL_FLITS_G1 with umask 0 selects no sub-event");
+    EXPECT_EQ(error_of("uncore_r2pcie/event=0x101/"),
+              "uncore_r2pcie/event=0x101/: event=0x101 does not fit uncore_r2pcie's event field "
+              "(config:0-7: 0x0-0xff)");
+    EXPECT_EQ(error_of("uncore_qpi_0/config=0x600802/"),
+              "uncore_qpi_0/config=0x600802/: config=0x600802 sets bits 0x400000 that are not "
+              "event, umask, edge, inv or thresh");
+}
+
+TEST(EventSpecPerf, SyntaxErrors) {
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x14/u"),
+              "uncore_qpi_0/event=0x14/u: nothing may follow the closing '/': 'u'");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x14"),
+              "uncore_qpi_0/event=0x14: missing the closing '/'");
+    EXPECT_EQ(error_of("uncore_cbox_0/event=0x14/"),
+              "uncore_cbox_0/event=0x14/: unknown PMU 'uncore_cbox_0' (uncore_ubox, uncore_r2pcie, "
+              "uncore_qpi_0..1)");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x14,period=10/"),
+              "uncore_qpi_0/event=0x14,period=10/: unknown term 'period=10' for uncore_qpi_0");
+    EXPECT_EQ(error_of("uncore_qpi_0/umask=0x8/"), "uncore_qpi_0/umask=0x8/: no event= term");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=zz/"),
+              "uncore_qpi_0/event=zz/: event=zz: 'zz' is not a number");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x14,,edge/"),
+              "uncore_qpi_0/event=0x14,,edge/: empty term");
+    EXPECT_EQ(error_of("uncore_qpi_2/event=0x14/"),
+              "uncore_qpi_2/event=0x14/: qpi2 does not exist: 2 QPI ports configured");
+}
+
+// ---------------------------------------------------------------------------
+// Catalog-name errors
+
+TEST(EventSpecErrors, BoxesMustExist) {
+    EXPECT_EQ(error_of("qpi2/CLOCKTICKS", snb, 3),
+              "qpi2/CLOCKTICKS: qpi2 does not exist on snb-ep (2 QPI ports)");
+    EXPECT_EQ(error_of("qpi2/CLOCKTICKS", ivb, 2),
+              "qpi2/CLOCKTICKS: qpi2 does not exist: 2 QPI ports configured");
+    EXPECT_EQ(parse("qpi2/CLOCKTICKS", ivb, 3).unit, 2u);
+    EXPECT_EQ(parse("qpi2/CLOCKTICKS", ivb, 3).name, "qpi2/CLOCKTICKS");
+    EXPECT_EQ(error_of("cbo0/CLOCKTICKS"),
+              "cbo0/CLOCKTICKS: unknown box 'cbo0' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2)");
+    EXPECT_EQ(error_of("CLOCKTICKS"),
+              "CLOCKTICKS: expected BOX/EVENT (box ubox, ubox_fixed, r2pcie, qpi0..qpi2) or a Linux "
+              "perf PMU/event=...,umask=.../");
+    EXPECT_EQ(error_of("qpi0/"), "qpi0/: no event after 'qpi0/'");
+    EXPECT_EQ(error_of("  "), "empty event specification");
+}
+
+TEST(EventSpecErrors, EventsAndSubEventsMustBeInTheCatalog) {
+    EXPECT_EQ(error_of("r2pcie/RING_XX_USED.CW"),
+              "r2pcie/RING_XX_USED.CW: r2pcie has no event 'RING_XX_USED' on ivb-ep");
+    EXPECT_EQ(error_of("qpi0/RxL_FLITS_G1.DRS_DATA|FOO"),
+              "qpi0/RxL_FLITS_G1.DRS_DATA|FOO: RxL_FLITS_G1 has no sub-event 'FOO' (SNP, HOM_REQ, "
+              "HOM_NONREQ, HOM, DRS_DATA, DRS_NONDATA, DRS)");
+    EXPECT_EQ(error_of("qpi0/CLOCKTICKS.ANY"),
+              "qpi0/CLOCKTICKS.ANY: CLOCKTICKS has no sub-events ('.ANY')");
+    // TxL_FLITS_G0.IDLE exists on snb-ep only (qpi-ll.md §8 #21).
+    EXPECT_EQ(parse("qpi0/TxL_FLITS_G0.IDLE", snb).ctl, 0x0100u);
+    EXPECT_EQ(error_of("qpi0/TxL_FLITS_G0.IDLE", ivb),
+              "qpi0/TxL_FLITS_G0.IDLE: TxL_FLITS_G0 has no sub-event 'IDLE' (DATA, NON_DATA)");
+    EXPECT_EQ(error_of("ubox/LOCK_CYCLES,frobnicate"),
+              "ubox/LOCK_CYCLES,frobnicate: unknown modifier 'frobnicate' (thresh=, edge, inv, "
+              "socket=, and for CTO_COUNT match0=/match1=/mask0=/mask1=, match=/mask=, "
+              "config1=/config2=, match_*/mask_*)");
+    EXPECT_EQ(error_of("ubox/LOCK_CYCLES,"), "ubox/LOCK_CYCLES,: empty modifier");
+    EXPECT_EQ(error_of("ubox/LOCK_CYCLES,thresh"),
+              "ubox/LOCK_CYCLES,thresh: thresh needs a value (thresh=N)");
+    EXPECT_EQ(error_of("ubox/LOCK_CYCLES,thresh=1,edge=2"),
+              "ubox/LOCK_CYCLES,thresh=1,edge=2: edge=2: must be 0 or 1");
+}
+
+// ---------------------------------------------------------------------------
+// Whole catalogs: every event parses by name, encodes its catalog entry, and
+// its canonical name parses back to the same spec.
+
+TEST(EventSpecCatalog, EveryCatalogEventParsesAndRoundTrips) {
+    for (cpu_model cpu : {snb, ivb}) {
+        for (box_kind kind : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi}) {
+            const event_catalog& cat = catalog_for(kind, cpu);
+            const std::string box = kind == box_kind::qpi ? "qpi1" : to_string(kind);
+            for (unsigned i = 0; i < cat.events().size(); ++i) {
+                const event_def& ev = cat.events()[i];
+                std::vector<uint8_t> umasks;
+                for (const auto& u : ev.umasks) umasks.push_back(u.value);
+                if (umasks.empty() || ev.umask0_all) umasks.push_back(0);
+                for (uint8_t u : umasks) {
+                    std::string text = box + "/" + ev.name;
+                    for (const auto& d : ev.umasks)
+                        if (d.value == u) {
+                            text += "." + d.name;
+                            break;
+                        }
+                    SCOPED_TRACE(text + " on " + to_string(cpu));
+                    const event_spec e = parse(text, cpu);
+                    EXPECT_EQ(e.event, i);
+                    EXPECT_EQ(e.ctl, uint32_t{ev.code} | uint32_t{u} << 8 | uint32_t{ev.ext} << 21);
+                    EXPECT_EQ(e.counters, ev.counters);
+                    expect_same(parse(e.name, cpu), e);
+                    // Linux perf spelling of the same event.
+                    char perf[96];
+                    std::snprintf(perf, sizeof perf, "%s/event=0x%x,umask=0x%x/",
+                                  kind == box_kind::qpi    ? "uncore_qpi_1"
+                                  : kind == box_kind::ubox ? "uncore_ubox"
+                                                           : "uncore_r2pcie",
+                                  ev.code | (ev.ext ? 0x100 : 0), u);
+                    expect_same(parse(perf, cpu), e);
+                }
+            }
+        }
+    }
+}
+
+TEST(EventSpecCatalog, SocketModifierIsKept) {
+    const event_spec e = parse("qpi0/CTO_COUNT:DRS.AnyDataC,socket=1");
+    EXPECT_EQ(e.socket, 1u);
+    EXPECT_EQ(e.name, "qpi0/CTO_COUNT:DRS.AnyDataC,socket=1");
+    expect_same(parse(e.name), e);
+    EXPECT_FALSE(parse("qpi0/CLOCKTICKS").socket.has_value());
+}
+
+}  // namespace
+}  // namespace pmonsim::driver
