@@ -254,7 +254,7 @@ struct binary_trace_decoder::impl {
         if (std::memcmp(h, bf::magic, bf::magic_size) != 0) {
             std::string got;
             for (std::size_t i = 0; i < bf::magic_size; ++i)
-                got += (h[i] >= 0x20 && h[i] < 0x7f) ? static_cast<char>(h[i]) : '?';
+                got += (h[i] >= 0x20 && h[i] < 0x7f) ? static_cast<char>(h[i]) : '.';
             fail_header("the magic is '" + got + "', not '" + bf::magic + "'");
         }
         if (h[7] != bf::version)

@@ -69,7 +69,9 @@ void write_gz(const std::string& path, const std::string& data, int members = 1)
         ASSERT_NE(f, nullptr);
         const std::size_t from = std::min(data.size(), step * static_cast<std::size_t>(m));
         const std::size_t n = std::min(step, data.size() - from);
-        if (n) ASSERT_EQ(gzwrite(f, data.data() + from, static_cast<unsigned>(n)), int(n));
+        if (n) {
+            ASSERT_EQ(gzwrite(f, data.data() + from, static_cast<unsigned>(n)), int(n));
+        }
         ASSERT_EQ(gzclose(f), Z_OK);
     }
 }
@@ -287,9 +289,8 @@ TEST(TraceBinaryFormat, ReaderTellsFormatsApartByContent) {
               "gzip-compressed once, are read");
     // A text file that merely starts like them is text.
     EXPECT_EQ(error_of("BZh,time\n", "t.csv"),
-              "t.csv:1:1: header: unknown column 'bzh' (a packet trace has columns time, "
-              "cycle, socket, port, dir, mc, opc, vn, rnid, dnid, rds, flits, ring)")
-        << "(the reason only matters in that it is the text reader's)";
+              "t.csv:1: header: neither a packet trace (needs columns mc and dir) nor an event "
+              "trace (needs columns box and event)");
 }
 
 // ---------------------------------------------------------------------------
@@ -300,7 +301,7 @@ TEST(TraceBinaryHeader, ErrorsHaveExactMessages) {
     EXPECT_EQ(error_of("PMONTRX\x01" + header(1, 0).substr(8) + rec, "h.bin"),
               "h.bin: binary header: the magic is 'PMONTRX', not 'PMONTRC'");
     EXPECT_EQ(error_of(std::string("PMON\x00\x01\x02\x03", 8) + header(1, 0).substr(8), "h.bin"),
-              "h.bin: binary header: the magic is 'PMON???', not 'PMONTRC'");
+              "h.bin: binary header: the magic is 'PMON...', not 'PMONTRC'");
     EXPECT_EQ(error_of(header(1, 0, 2) + rec, "h.bin"),
               "h.bin: binary header: version 2 is not supported (this reader reads version 1)");
     EXPECT_EQ(error_of(header(0, 0) + rec, "h.bin"),
@@ -833,9 +834,7 @@ TEST(TraceBinaryConvert, ErrorsLeaveNoOutputFile) {
     EXPECT_FALSE(exists(out));
     // A bad header: no output at all.
     write_file(csv, "cycle,port,dir\n");
-    EXPECT_EQ(convert_error(csv, out),
-              csv + ":1: header: neither a packet trace (needs columns mc and dir) nor an event "
-                    "trace (needs columns box and event)");
+    EXPECT_EQ(convert_error(csv, out), csv + ":1: header: packet trace needs column 'mc'");
     EXPECT_FALSE(exists(out));
     // A bad binary record, a truncated one.
     std::string records;
@@ -888,7 +887,9 @@ TEST(TraceBinaryConvert, StandardInputAndOutput) {
         err += e.what();
     }
     std::istringstream in3(packets_ps + enc(praw{}) + "\x01\x02");
+    std::ostringstream out3;  // standard output keeps what was written before the error
     std::cin.rdbuf(in3.rdbuf());
+    std::cout.rdbuf(out3.rdbuf());
     try {
         convert_trace("-", "-", ctx_of());
     } catch (const std::exception& e) {
@@ -903,6 +904,9 @@ TEST(TraceBinaryConvert, StandardInputAndOutput) {
               "time,socket,port,dir,mc,opc,vn,rnid,dnid,rds,flits,ring\n"
               "1,0,0,rx,NDR,0,VN0,0,0,I,1,AK\n"
               "2.5,0,1,tx,DRS,0,VN0,0,0,I,9,\n");
+    EXPECT_EQ(out3.str(),
+              "time,socket,port,dir,mc,opc,vn,rnid,dnid,rds,flits,ring\n"
+              "0,0,0,rx,NDR,0,VN0,0,0,I,1,AK\n");
 }
 
 // ---------------------------------------------------------------------------
@@ -998,8 +1002,9 @@ TEST(TraceBinaryStreaming, MillionsOfPacketRecordsValidatedInConstantMemory) {
     constexpr uint64_t kRecords = 5000000;
     std::size_t heap_early = 0, heap_max = 0;
     generated_binary gen(packets_ps, kRecords, [&](uint64_t i, std::string& out) {
-        if (i == 20000) heap_early = heap_in_use();
-        if (i > 20000 && i % 250000 == 0) heap_max = std::max(heap_max, heap_in_use());
+        // The reader's buffers exist once it has asked for the first ones.
+        if (i == 100000) heap_early = heap_in_use();
+        if (i > 100000 && i % 250000 == 0) heap_max = std::max(heap_max, heap_in_use());
         praw p;
         p.t = i * 250;
         p.port = i % 2;
@@ -1028,8 +1033,6 @@ TEST(TraceBinaryStreaming, MillionsOfGzipEventRecordsReadInConstantMemory) {
     generated_binary gen(
         events_cycles, kRecords,
         [&](uint64_t i, std::string& out) {
-            if (i == 20000) heap_early = heap_in_use();
-            if (i > 20000 && i % 250000 == 0) heap_max = std::max(heap_max, heap_in_use());
             eraw e;
             e.t = i;  // QCLK cycle i, and UCLK cycle 2i: the same time
             if (i % 2) {
@@ -1055,6 +1058,10 @@ TEST(TraceBinaryStreaming, MillionsOfGzipEventRecordsReadInConstantMemory) {
         ASSERT_EQ(e.time, n * 1000);
         counted += e.count * e.repeat;
         ++n;
+        // Sampled here, not in the generator: it runs ahead of the records
+        // returned by two compressed blocks (some 100,000 records).
+        if (n == 1000) heap_early = heap_in_use();
+        if (n > 1000 && n % 250000 == 0) heap_max = std::max(heap_max, heap_in_use());
     }
     EXPECT_EQ(n, kRecords);
     EXPECT_EQ(counted, kRecords / 2 * 3 + kRecords / 2 * 2);
