@@ -101,7 +101,14 @@ int main(int argc, char** argv) {
         // Mean gap between packet starts on one link direction, in 1/1000 cycle.
         const uint64_t gap_milli = static_cast<uint64_t>(mean_flits / (2.0 * load) * 1000.0 + 0.5);
         rng r{seed};
-        out << "# pmonsim-gen-trace --mix " << mix << " --load " << load << " --seed " << seed << "\n";
+        // The command that makes this file again (non-default layout options too).
+        out << "# pmonsim-gen-trace --mix " << mix << " --load " << load << " --seed " << seed;
+        if (packets) out << " --packets " << packets;
+        else out << " --cycles " << cycles;
+        if (ports != 2) out << " --ports " << ports;
+        if (sockets != 1) out << " --sockets " << sockets;
+        if (dirs != "rx,tx") out << " --dirs " << dirs;
+        out << "\n";
         out << "cycle,socket,port,dir,mc,opc,rds,dnid\n";
         struct link { uint64_t next_milli; };
         std::vector<link> links(sockets * ports * dir_list.size());

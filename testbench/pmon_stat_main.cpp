@@ -227,7 +227,8 @@ private:
             sim_target t(sys_, [this](time_ps until) { rep_.feed(until); });
             status = measure(t, o_.cfg.cpu, o_, [this]() -> uint64_t {
                 // Until every record is posted, then until the last one's effects end.
-                if (rep_.last_record_time() >= now_ps()) return rep_.last_record_time() + 1 - now_ps();
+                if (!rep_.exhausted() && rep_.last_record_time() >= now_ps())
+                    return rep_.last_record_time() + 1 - now_ps();
                 return rep_.end_time() > now_ps() ? rep_.end_time() - now_ps() : 0;
             }, std::cout);
         } catch (const event_error& e) {

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "sc/time_util.h"
 #include "sim_target.h"
+#include "trace/trace_convert.h"
 #include "vcd/vcd_recorder.h"
 
 namespace po = boost::program_options;
@@ -30,7 +31,7 @@ struct bad_input : std::runtime_error {
 struct run_options {
     uncore_config cfg;
     std::vector<std::string> traces;
-    std::string script_file, program_file, vcd_file, vcd_signals = "*", vcd_window;
+    std::string script_file, program_file, vcd_file, vcd_signals = "*", vcd_window, report_file;
     uint64_t cycles = 0;  // UCLK cycles; 0: until the traces end
     report_format report = report_format::table;
     bool report_none = false;
@@ -43,6 +44,7 @@ const char* kExample =
     "  pmonsim --cpu snb-ep --trace qpi.csv --trace events.csv --script session.sh --report json\n"
     "  pmonsim --trace qpi.csv --program prog.sh --vcd run.vcd --vcd-signals 'socket0.qpi0.*' "
     "--vcd-window 0:2000\n"
+    "  pmonsim convert qpi.csv qpi.bin      (text <-> binary trace; see pmonsim convert --help)\n"
     "Exit status: 0 success, 1 internal error, 2 bad input, 3 diagnostics with --strict,\n"
     "4 a script command failed (as with sh -e).\n";
 
@@ -100,6 +102,7 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("program", po::value(&o.program_file), "writes-only script run at time 0 when there is no --script")
         ("cycles", po::value(&o.cycles), "run length in UCLK cycles without --script (default: until the traces end)")
         ("report", po::value(&report)->default_value(report), "table, csv, json or none (to stdout)")
+        ("report-file", po::value(&o.report_file), "write the report to FILE instead of stdout (which keeps the script's output)")
         ("vcd", po::value(&o.vcd_file), "write waveforms to FILE (and FILE.gtkw for GTKWave)")
         ("vcd-signals", po::value(&o.vcd_signals)->default_value(o.vcd_signals), "comma-separated globs of signal names")
         ("vcd-window", po::value(&o.vcd_window), "START:END in ns (END may be empty)")
@@ -174,7 +177,8 @@ private:
             return;
         }
         // Until every record is posted, then until the last one's effects end.
-        if (rep_.last_record_time() >= now_ps()) t.advance(rep_.last_record_time() + 1 - now_ps());
+        if (!rep_.exhausted() && rep_.last_record_time() >= now_ps())
+            t.advance(rep_.last_record_time() + 1 - now_ps());
         if (rep_.end_time() > now_ps()) t.advance(rep_.end_time() - now_ps());
     }
     uncore_system& sys_;
@@ -227,7 +231,17 @@ int sc_main(int argc, char** argv) {
                 std::cerr << "pmonsim: " << e.what() << "\n";
                 return kExitBadInput;
             }
-            vcd = std::make_unique<vcd_recorder>("vcd", sys, v);
+            try {
+                vcd = std::make_unique<vcd_recorder>("vcd", sys, v);
+            } catch (const std::exception& e) {  // cannot write the file, empty window
+                std::cerr << "pmonsim: --vcd: " << e.what() << "\n";
+                return kExitBadInput;
+            }
+            if (vcd->recorded_signals().empty()) {
+                std::cerr << "pmonsim: --vcd-signals '" << o.vcd_signals
+                          << "' matches no signal (names look like socket0.qpi0.ctr0.value, socket0.global_freeze)\n";
+                return kExitBadInput;
+            }
         }
         session s("session", sys, *rep, o, script.get(), program.get());
         sc_core::sc_start();
@@ -236,7 +250,18 @@ int sc_main(int argc, char** argv) {
             std::cerr << "pmonsim: " << s.error << "\n";
             return kExitInternal;
         }
-        if (!o.report_none) print_report(std::cout, sys, o.report);
+        if (!o.report_none) {
+            if (o.report_file.empty()) {
+                print_report(std::cout, sys, o.report);
+            } else {
+                std::ofstream out(o.report_file);
+                print_report(out, sys, o.report);
+                if (!out) {
+                    std::cerr << "pmonsim: cannot write the report to " << o.report_file << "\n";
+                    return kExitInternal;
+                }
+            }
+        }
         if (s.status != 0) return s.status;
         if (o.strict && !sys.diagnostics().records().empty()) {
             std::cerr << "pmonsim: " << sys.diagnostics().records().size()
@@ -250,9 +275,55 @@ int sc_main(int argc, char** argv) {
     return kExitOk;
 }
 
+// `pmonsim convert IN OUT`: text to binary or binary to text (told apart by
+// content; .gz read as is; - for stdin/stdout), checked against the machine
+// the model options describe. Runs no simulation.
+int convert_main(int argc, char** argv) {
+    uncore_config cfg;
+    std::string cpu = "ivb-ep";
+    std::vector<std::string> files;
+    po::options_description opts("pmonsim convert options");
+    opts.add_options()
+        ("help,h", "show this help")
+        ("cpu", po::value(&cpu)->default_value(cpu), "personality the trace is checked against")
+        ("sockets", po::value(&cfg.sockets)->default_value(cfg.sockets), "sockets")
+        ("qpi-ports", po::value(&cfg.qpi_ports)->default_value(cfg.qpi_ports), "QPI ports per socket")
+        ("uclk-mhz", po::value(&cfg.uclk_mhz)->default_value(cfg.uclk_mhz), "UCLK MHz (cycle rows)")
+        ("qpi-gts", po::value(&cfg.qpi_gts)->default_value(cfg.qpi_gts), "QPI GT/s (cycle rows)")
+        ("files", po::value(&files), "IN OUT");
+    po::positional_options_description pos;
+    pos.add("files", 2);
+    try {
+        po::variables_map vm;
+        po::store(po::command_line_parser(argc - 1, argv + 1).options(opts).positional(pos).run(), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << "Usage: pmonsim convert [options] IN OUT\n"
+                         "Text trace to binary, or binary to text (gzip input read as is; - is stdin/stdout).\n"
+                         "The format is in docs/trace-binary-format.md.\n\n" << opts;
+            return kExitOk;
+        }
+        if (files.size() != 2) throw bad_input("convert needs IN and OUT");
+        auto m = parse_cpu_model(cpu);
+        if (!m) throw bad_input("--cpu must be snb-ep or ivb-ep, not '" + cpu + "'");
+        cfg.cpu = *m;
+        cfg.validate();
+        trace::convert_trace(files[0], files[1], trace_context_of(cfg));
+        return kExitOk;
+    } catch (const trace::trace_error& e) {
+        std::cerr << "pmonsim: " << e.what() << "\n";
+    } catch (const po::error& e) {
+        std::cerr << "pmonsim convert: " << e.what() << "\n";
+    } catch (const std::exception& e) {  // bad_input, invalid_argument
+        std::cerr << "pmonsim: " << e.what() << "\n";
+    }
+    return kExitBadInput;
+}
+
 // SystemC prints its banner on stdout before sc_main runs; stdout carries the
 // report, so switch the banner off first.
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "convert") return convert_main(argc, argv);
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     return sc_core::sc_elab_and_sim(argc, argv);
 }
