@@ -225,12 +225,7 @@ private:
     void run() {
         try {
             sim_target t(sys_, [this](time_ps until) { rep_.feed(until); });
-            status = measure(t, o_.cfg.cpu, o_, [this]() -> uint64_t {
-                // Until every record is posted, then until the last one's effects end.
-                if (!rep_.exhausted() && rep_.last_record_time() >= now_ps())
-                    return rep_.last_record_time() + 1 - now_ps();
-                return rep_.end_time() > now_ps() ? rep_.end_time() - now_ps() : 0;
-            }, std::cout);
+            status = measure(t, o_.cfg.cpu, o_, [this] { return rep_.time_left(now_ps()); }, std::cout);
         } catch (const event_error& e) {
             error = e.what();
             bad_input = true;

@@ -176,10 +176,7 @@ private:
             if (end > now_ps()) t.advance(end - now_ps());
             return;
         }
-        // Until every record is posted, then until the last one's effects end.
-        if (!rep_.exhausted() && rep_.last_record_time() >= now_ps())
-            t.advance(rep_.last_record_time() + 1 - now_ps());
-        if (rep_.end_time() > now_ps()) t.advance(rep_.end_time() - now_ps());
+        while (const time_ps left = rep_.time_left(now_ps())) t.advance(left);
     }
     uncore_system& sys_;
     replayer& rep_;

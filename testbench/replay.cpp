@@ -55,6 +55,11 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : 
 
 replayer::~replayer() = default;
 
+time_ps replayer::time_left(time_ps now) const {
+    if (have_ && last_ >= now) return last_ + 1 - now;  // records still to post
+    return end_ > now ? end_ - now : 0;
+}
+
 void replayer::feed(time_ps until) {
     while (have_ && trace::time_of(next_.record) < until) {
         post(next_.record);

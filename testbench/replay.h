@@ -31,6 +31,9 @@ public:
     uint64_t records() const { return posted_; }
     // The time of the latest record of all traces (0 without traces).
     time_ps last_record_time() const { return last_; }
+    // How much longer a run must last from `now` for every record to be
+    // posted and its effects to end; 0 when the replay is over.
+    time_ps time_left(time_ps now) const;
 
 private:
     void post(const trace::trace_record& r);
