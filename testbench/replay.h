@@ -24,13 +24,7 @@ public:
 
     // Posts every record whose time is before `until`.
     void feed(time_ps until);
-    bool exhausted() const { return !have_; }
-    // When the effects of everything posted so far end (last flit slot of a
-    // packet, last cycle of an event row's repeat).
-    time_ps end_time() const { return end_; }
     uint64_t records() const { return posted_; }
-    // The time of the latest record of all traces (0 without traces).
-    time_ps last_record_time() const { return last_; }
     // How much longer a run must last from `now` for every record to be
     // posted and its effects to end; 0 when the replay is over.
     time_ps time_left(time_ps now) const;
