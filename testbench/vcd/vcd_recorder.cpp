@@ -72,13 +72,8 @@ bool vcd_glob_match(const std::string& glob, const std::string& name) {
     return g == glob.size();
 }
 
-std::string gtkw_path_for(const std::string& vcd_file) {
-    const std::string ext = ".vcd";
-    if (vcd_file.size() > ext.size() &&
-        vcd_file.compare(vcd_file.size() - ext.size(), ext.size(), ext) == 0)
-        return vcd_file.substr(0, vcd_file.size() - ext.size()) + ".gtkw";
-    return vcd_file + ".gtkw";
-}
+// The tool's contract: --vcd FILE also writes FILE.gtkw (run.vcd -> run.vcd.gtkw).
+std::string gtkw_path_for(const std::string& vcd_file) { return vcd_file + ".gtkw"; }
 
 vcd_recorder::vcd_recorder(sc_core::sc_module_name name, uncore_system& sys, const vcd_options& opt)
     : sc_module(name), opt_(opt) {

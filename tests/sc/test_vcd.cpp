@@ -146,7 +146,7 @@ TEST(Vcd, GlobsMatchWholeDottedNames) {
     EXPECT_TRUE(vcd_glob_match("", ""));
     EXPECT_TRUE(vcd_glob_match("a*b*c", "aXbYbZc"));
     EXPECT_FALSE(vcd_glob_match("a*b*c", "aXbYbZ"));
-    EXPECT_EQ(gtkw_path_for("out/run.vcd"), "out/run.gtkw");
+    EXPECT_EQ(gtkw_path_for("out/run.vcd"), "out/run.vcd.gtkw");
     EXPECT_EQ(gtkw_path_for("dump"), "dump.gtkw");
 }
 
@@ -241,7 +241,7 @@ TEST(Vcd, GtkwaveSaveFileHasOneGroupPerBox) {
     o.file = out_path("r2pcie_gtkw.vcd");
     o.globs = kR2Globs;
     vcd_recorder rec("vcd", sys, o);
-    EXPECT_EQ(rec.gtkw_file(), out_path("r2pcie_gtkw.gtkw"));
+    EXPECT_EQ(rec.gtkw_file(), out_path("r2pcie_gtkw.vcd.gtkw"));
     run_script([&] { r2pcie_script(sys); });
 
     const std::string g = slurp(rec.gtkw_file());
