@@ -250,8 +250,9 @@ uint32_t box_core::increment_of(const counter& c, const std::vector<uint64_t>& i
 
 uint64_t box_core::input_now(unsigned input) const {
     uint64_t v = inputs_.at(input);
-    for (const step& s : steps_)  // changes due now but not applied yet
-        if (s.cycle == cur_ && s.input == input) v += s.delta;
+    if (!steps_.empty() && steps_.front().cycle <= cur_)  // changes for cur_ not applied yet
+        for (const step& s : steps_)
+            if (s.cycle == cur_ && s.input == input) v += s.delta;
     if (static_cast<int>(input) == cto_input_) {
         const bool fresh = !headers_.empty() && headers_.front().cycle == cur_;
         v += fresh ? count_matches(cur_) : (cur_ < cto_expire_ ? cto_now_ : 0);
@@ -286,25 +287,31 @@ uint64_t carry_index(uint64_t value, run_adds a, uint64_t n, unsigned width) {
 
 }  // namespace
 
+void box_core::settle() { apply_due(false); }
+
+void box_core::apply_due(bool headers) {
+    while (!steps_.empty() && steps_.front().cycle <= cur_) {
+        inputs_[steps_.front().input] += steps_.front().delta;
+        std::pop_heap(steps_.begin(), steps_.end(), later{});
+        steps_.pop_back();
+    }
+    if (!headers) return;
+    if (cur_ >= cto_expire_) cto_now_ = 0;
+    if (!headers_.empty() && headers_.front().cycle <= cur_) {
+        cto_now_ = 0;
+        cto_expire_ = headers_.front().cycle + 1;
+        while (!headers_.empty() && headers_.front().cycle < cto_expire_) {
+            cto_now_ += filter_matches(headers_.front().fields);
+            headers_.pop_front();
+        }
+    }
+}
+
 std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_on_message) {
     std::optional<overflow_message> first_msg;
     const uint64_t wmask = width_mask(spec_.width);
     while (cur_ < target) {
-        // Apply the changes posted for this cycle.
-        if (cur_ >= cto_expire_) cto_now_ = 0;
-        while (!steps_.empty() && steps_.front().cycle <= cur_) {
-            inputs_[steps_.front().input] += steps_.front().delta;
-            std::pop_heap(steps_.begin(), steps_.end(), later{});
-            steps_.pop_back();
-        }
-        if (!headers_.empty() && headers_.front().cycle <= cur_) {
-            cto_now_ = 0;
-            cto_expire_ = headers_.front().cycle + 1;
-            while (!headers_.empty() && headers_.front().cycle < cto_expire_) {
-                cto_now_ += filter_matches(headers_.front().fields);
-                headers_.pop_front();
-            }
-        }
+        apply_due(true);  // the changes posted for this cycle
         cycle_t next = target;
         if (!steps_.empty()) next = std::min(next, steps_.front().cycle);
         if (!headers_.empty()) next = std::min(next, headers_.front().cycle);

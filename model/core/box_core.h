@@ -87,6 +87,11 @@ public:
     void post_step(cycle_t from, unsigned input, int64_t delta);
     // Convenience: value v during cycles [from, from + n).
     void post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value);
+    // Applies the input changes due in the current cycle now rather than when
+    // the walk next moves, so input_value()/input_now() need not search the
+    // pending changes (waveform sampling). Packet headers still wait for
+    // their cycle: their filter match uses that cycle's registers.
+    void settle();
     // QPI: a received packet header in cycle `at`, its MATCH-layout fields.
     void post_rx_header(cycle_t at, uint64_t fields);
     uint64_t input_value(unsigned input) const { return inputs_.at(input); }
@@ -137,8 +142,9 @@ private:
 
     void decode(unsigned i);
     uint32_t increment_of(const counter& c, const std::vector<uint64_t>& in) const;
-    void apply_changes_at(cycle_t c, std::vector<uint64_t>& in, uint32_t& cto,
-                          cycle_t& cto_expire) const;
+    // Applies the input changes (and, with `headers`, the packet headers)
+    // due at cur_; idempotent.
+    void apply_due(bool headers);
     void check_live(unsigned i, time_ps now);
     void check_all_live(time_ps now);
     void diag(const register_def& r, uint64_t value, time_ps now, std::string reason);

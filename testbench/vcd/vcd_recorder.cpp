@@ -233,7 +233,10 @@ void vcd_recorder::run() {
     // freeze signal at a cycle start governs that cycle.
     for (domain& d : domains_) {
         if (!d.used || (started_ && d.clock.cycle_start(d.next) != now)) continue;
-        for (box_module* b : d.boxes) b->sync();
+        for (box_module* b : d.boxes) {
+            b->sync();
+            b->core().settle();  // this cycle's inputs in place: cheap input_now()
+        }
     }
     if (sc_core::sc_pending_activity_at_current_time() && settle_ < kMaxSettle) {
         ++settle_;
