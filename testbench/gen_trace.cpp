@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
         ("output,o", po::value(&out_file)->default_value(out_file), "output file (- = stdout)");
     try {
         po::variables_map vm;
-        po::store(po::parse_command_line(argc, argv, opts), vm);
+        po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
         po::notify(vm);
         if (vm.count("help")) {
             std::cout << "Usage: pmonsim-gen-trace [options]\nExample: pmonsim-gen-trace --mix DRS=1 --load 0.9 "

@@ -269,7 +269,8 @@ bool parse(int argc, char** argv, stat_options& o) {
         ("qpi-gts", po::value(&o.cfg.qpi_gts)->default_value(o.cfg.qpi_gts), "sim: QPI GT/s")
         ("freeze-latency", po::value(&o.cfg.freeze_latency)->default_value(o.cfg.freeze_latency), "sim: freeze latency");
     po::variables_map vm;
-    po::store(po::parse_command_line(argc, argv, opts), vm);
+    // No positional arguments: a stray word is an error, not silently ignored.
+    po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
     po::notify(vm);
     if (vm.count("help")) {
         std::cout << "Usage: pmon-stat --target sim|hw -e EVENT[,EVENT...] [-M METRIC] [-I MS] [--duration S]\n"

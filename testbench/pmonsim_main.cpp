@@ -108,7 +108,8 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("vcd-window", po::value(&o.vcd_window), "START:END in ns (END may be empty)")
         ("strict", po::bool_switch(&o.strict), "exit with status 3 if there is any diagnostic");
     po::variables_map vm;
-    po::store(po::parse_command_line(argc, argv, opts), vm);
+    // No positional arguments: a stray word is an error, not silently ignored.
+    po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
     if (vm.count("config")) {
         const std::string file = vm["config"].as<std::string>();
         std::ifstream in(file);

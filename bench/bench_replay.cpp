@@ -1,0 +1,186 @@
+// pmonsim-bench-replay: in-process micro-benchmarks (Google Benchmark) of the
+// pieces of a replay that bench/run-bench measures end to end: reading a
+// packet trace (text, binary), the validation pass, and the counting core
+// (qpi_link::post_packet + box_core::advance_to) without SystemC, for several
+// distances between the posted inputs and the box's current cycle (replay posts
+// up to 10 us = 10,000 QCLK cycles ahead). items_per_second is packets (rows)
+// per second. See docs/performance.md.
+//
+//   pmonsim-bench-replay --benchmark_min_time=0.2
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/box_core.h"
+#include "core/qpi_link.h"
+#include "trace/trace_binary.h"
+#include "trace/trace_reader.h"
+
+using namespace pmonsim;
+
+namespace {
+
+struct rng {
+    uint64_t s;
+    uint64_t next() {  // splitmix64
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    uint32_t below(uint32_t n) { return static_cast<uint32_t>(next() % n); }
+};
+
+struct gen_packet {
+    cycle_t cycle;
+    unsigned port;
+    qpi_dir dir;
+    qpi_packet p;
+};
+
+// A dense mix like pmonsim-gen-trace's default (load about 0.5 per link
+// direction, 2 ports, rx and tx): DRS 35, NCB 10, SNP 20, HOM0 15, HOM1 10,
+// NDR 8, NCS 2.
+std::vector<gen_packet> make_packets(size_t n, unsigned ports = 2) {
+    static const uint8_t mcs[] = {qpi_mc::drs, qpi_mc::ncb, qpi_mc::snp, qpi_mc::hom0,
+                                  qpi_mc::hom1, qpi_mc::ndr, qpi_mc::ncs};
+    static const unsigned weights[] = {35, 10, 20, 15, 10, 8, 2};
+    rng r{1};
+    std::vector<gen_packet> out;
+    out.reserve(n);
+    const unsigned links = ports * 2;
+    uint64_t milli = 0;  // 1/1000 cycle; mean gap per link 4.6 cycles
+    for (size_t i = 0; i < n; ++i) {
+        milli += r.below(2 * 4600 / links);
+        uint32_t pick = r.below(100);
+        unsigned k = 0;
+        while (pick >= weights[k]) pick -= weights[k++];
+        gen_packet g{milli / 1000, static_cast<unsigned>(i % links) / 2,
+                     (i % 2) ? qpi_dir::tx : qpi_dir::rx, {}};
+        g.p.mc = mcs[k];
+        g.p.opc = static_cast<uint8_t>(mcs[k] == qpi_mc::drs ? r.below(8) : r.below(16));
+        g.p.dnid = static_cast<uint8_t>(r.below(8));
+        g.p.flits = static_cast<uint16_t>(shape_of(g.p).flits);
+        out.push_back(g);
+    }
+    return out;
+}
+
+const char* mc_name(uint8_t mc) {
+    switch (mc) {
+        case qpi_mc::hom0: return "HOM0";
+        case qpi_mc::hom1: return "HOM1";
+        case qpi_mc::ndr: return "NDR";
+        case qpi_mc::snp: return "SNP";
+        case qpi_mc::ncs: return "NCS";
+        case qpi_mc::ncb: return "NCB";
+        default: return "DRS";
+    }
+}
+
+std::string text_trace(const std::vector<gen_packet>& ps) {
+    std::string s = "cycle,port,dir,mc,opc,dnid\n";
+    char line[96];
+    for (const gen_packet& g : ps) {
+        std::snprintf(line, sizeof line, "%llu,%u,%s,%s,%u,%u\n", static_cast<unsigned long long>(g.cycle),
+                      g.port, g.dir == qpi_dir::rx ? "rx" : "tx", mc_name(g.p.mc), g.p.opc, g.p.dnid);
+        s += line;
+    }
+    return s;
+}
+
+std::string binary_trace(const std::vector<gen_packet>& ps) {
+    std::ostringstream out;
+    trace::trace_context ctx;
+    {
+        trace::binary_trace_writer w(out, trace::trace_kind::packets, trace::time_unit::cycles, ctx);
+        const clock_domain qclk(ctx.qclk_hz);
+        for (const gen_packet& g : ps) {
+            trace::packet_record r;
+            r.cycle = g.cycle;
+            r.time = qclk.cycle_start(g.cycle);
+            r.port = g.port;
+            r.dir = g.dir;
+            r.packet = g.p;
+            w.write(r);
+        }
+        w.flush();
+    }
+    return out.str();
+}
+
+constexpr size_t kRows = 200000;
+
+void read_all(benchmark::State& state, const std::string& data) {
+    const trace::trace_context ctx;
+    for (auto _ : state) {
+        std::istringstream in(data);
+        trace::trace_reader rd(in, "bench", ctx);
+        trace::packet_record r;
+        uint64_t n = 0;
+        while (rd.next(r)) ++n;
+        benchmark::DoNotOptimize(n);
+    }
+    state.SetItemsProcessed(state.iterations() * kRows);
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(data.size()));
+}
+
+void BM_ReadText(benchmark::State& state) {
+    static const std::string data = text_trace(make_packets(kRows));
+    read_all(state, data);
+}
+BENCHMARK(BM_ReadText)->Unit(benchmark::kMillisecond);
+
+void BM_ValidateText(benchmark::State& state) {
+    static const std::string data = text_trace(make_packets(kRows));
+    const trace::trace_context ctx;
+    for (auto _ : state) {
+        std::istringstream in(data);
+        benchmark::DoNotOptimize(trace::validate_trace(in, "bench", ctx).records);
+    }
+    state.SetItemsProcessed(state.iterations() * kRows);
+}
+BENCHMARK(BM_ValidateText)->Unit(benchmark::kMillisecond);
+
+void BM_ReadBinary(benchmark::State& state) {
+    static const std::string data = binary_trace(make_packets(kRows));
+    read_all(state, data);
+}
+BENCHMARK(BM_ReadBinary)->Unit(benchmark::kMillisecond);
+
+// The counting core of one QPI port: the benchmark's programming (G1 DRS, G0
+// data >= 2, idle edges, CTO_COUNT with a DRS filter), packets posted through
+// qpi_link, and the box advanced every `chunk` cycles (range(0)).
+void BM_QpiPortCore(benchmark::State& state) {
+    static const std::vector<gen_packet> all = make_packets(kRows, 1);
+    const cycle_t chunk = static_cast<cycle_t>(state.range(0));
+    for (auto _ : state) {
+        box_core box(make_box_spec(box_kind::qpi, cpu_model::ivb_ep, 0), clock_domain(1000000000ull), nullptr);
+        qpi_link link(box);
+        const uint32_t ctl[4] = {0x00601802, 0x02400600, 0x01440101, 0x00600038};
+        for (const register_def& r : box.spec().table.regs) {
+            if (r.role == reg_role::ctl) box.write_reg(r, ctl[r.index], ~0ull, 0);
+            if (r.role == reg_role::pkt_match0) box.write_reg(r, 0x1C00, ~0ull, 0);
+            if (r.role == reg_role::pkt_mask0) box.write_reg(r, 0x1F80, ~0ull, 0);
+        }
+        cycle_t boundary = chunk;
+        for (const gen_packet& g : all) {
+            while (g.cycle >= boundary) {  // time reaches the boundary: count up to it
+                box.advance_to(boundary);
+                boundary += chunk;
+            }
+            link.post_packet(g.dir, g.cycle, g.p);
+        }
+        box.advance_to(all.back().cycle + 64);
+        benchmark::DoNotOptimize(box.counter_value(0));
+    }
+    state.SetItemsProcessed(state.iterations() * kRows);
+}
+BENCHMARK(BM_QpiPortCore)->Arg(16)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
