@@ -17,6 +17,7 @@
 #include "driver/metrics.h"
 #include "driver/session.h"
 #include "driver/topology.h"
+#include "model_options.h"
 #include "replay.h"
 #include "sc/time_util.h"
 #include "sim_target.h"
@@ -261,13 +262,8 @@ bool parse(int argc, char** argv, stat_options& o) {
         ("json", po::bool_switch(&o.json), "one JSON object per count")
         ("socket", po::value(&o.socket), "show only this socket")
         ("cpu", po::value(&cpu), "sim: snb-ep or ivb-ep (default ivb-ep); hw: override the detected CPU")
-        ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)")
-        ("sockets", po::value(&o.cfg.sockets)->default_value(o.cfg.sockets), "sim: sockets")
-        ("qpi-ports", po::value(&o.cfg.qpi_ports)->default_value(o.cfg.qpi_ports), "sim: QPI ports per socket")
-        ("cpus-per-socket", po::value(&o.cfg.cpus_per_socket)->default_value(o.cfg.cpus_per_socket), "sim: CPUs per socket")
-        ("uclk-mhz", po::value(&o.cfg.uclk_mhz)->default_value(o.cfg.uclk_mhz), "sim: UCLK MHz")
-        ("qpi-gts", po::value(&o.cfg.qpi_gts)->default_value(o.cfg.qpi_gts), "sim: QPI GT/s")
-        ("freeze-latency", po::value(&o.cfg.freeze_latency)->default_value(o.cfg.freeze_latency), "sim: freeze latency");
+        ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)");
+    add_model_options(opts, o.cfg, "sim: ");
     po::variables_map vm;
     // No positional arguments: a stray word is an error, not silently ignored.
     po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);

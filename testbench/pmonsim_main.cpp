@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "driver/script/script.h"
+#include "model_options.h"
 #include "replay.h"
 #include "report.h"
 #include "sc/time_util.h"
@@ -89,13 +90,9 @@ bool parse_options(int argc, char** argv, run_options& o) {
     opts.add_options()
         ("help,h", "show this help")
         ("config", po::value(&config), "read options from FILE (one 'name = value' per line)")
-        ("cpu", po::value(&cpu)->default_value(cpu), "personality: snb-ep (E5-2600) or ivb-ep (E5-2600 v2)")
-        ("sockets", po::value(&o.cfg.sockets)->default_value(o.cfg.sockets), "sockets (1 or 2)")
-        ("qpi-ports", po::value(&o.cfg.qpi_ports)->default_value(o.cfg.qpi_ports), "QPI ports per socket (3 allowed on ivb-ep)")
-        ("cpus-per-socket", po::value(&o.cfg.cpus_per_socket)->default_value(o.cfg.cpus_per_socket), "logical CPUs per socket (MSR cpu c is on socket c / N)")
-        ("uclk-mhz", po::value(&o.cfg.uclk_mhz)->default_value(o.cfg.uclk_mhz), "UCLK frequency in MHz")
-        ("qpi-gts", po::value(&o.cfg.qpi_gts)->default_value(o.cfg.qpi_gts), "QPI rate in GT/s (QCLK = GT/s / 8)")
-        ("freeze-latency", po::value(&o.cfg.freeze_latency)->default_value(o.cfg.freeze_latency), "UCLK cycles until an overflow freeze reaches the other boxes")
+        ("cpu", po::value(&cpu)->default_value(cpu), "personality: snb-ep (E5-2600) or ivb-ep (E5-2600 v2)");
+    add_model_options(opts, o.cfg);
+    opts.add_options()
         ("start-frozen", po::bool_switch(&o.cfg.start_frozen), "start with the global freeze asserted (ivb-ep)")
         ("trace", po::value(&o.traces), "QPI packet or event trace (repeatable; - is stdin)")
         ("script", po::value(&o.script_file), "register-access script (wrmsr/rdmsr/setpci/sleep/echo)")
@@ -284,11 +281,8 @@ int convert_main(int argc, char** argv) {
     opts.add_options()
         ("help,h", "show this help")
         ("cpu", po::value(&cpu)->default_value(cpu), "personality the trace is checked against")
-        ("sockets", po::value(&cfg.sockets)->default_value(cfg.sockets), "sockets")
-        ("qpi-ports", po::value(&cfg.qpi_ports)->default_value(cfg.qpi_ports), "QPI ports per socket")
-        ("uclk-mhz", po::value(&cfg.uclk_mhz)->default_value(cfg.uclk_mhz), "UCLK MHz (cycle rows)")
-        ("qpi-gts", po::value(&cfg.qpi_gts)->default_value(cfg.qpi_gts), "QPI GT/s (cycle rows)")
         ("files", po::value(&files), "IN OUT");
+    add_model_options(opts, cfg);
     po::positional_options_description pos;
     pos.add("files", 2);
     try {

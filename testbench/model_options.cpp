@@ -1,0 +1,21 @@
+#include "model_options.h"
+
+namespace pmonsim {
+
+void add_model_options(boost::program_options::options_description& opts, uncore_config& cfg,
+                       const std::string& note) {
+    namespace po = boost::program_options;
+    opts.add_options()
+        ("sockets", po::value(&cfg.sockets)->default_value(cfg.sockets), (note + "sockets (1 or 2)").c_str())
+        ("qpi-ports", po::value(&cfg.qpi_ports)->default_value(cfg.qpi_ports),
+         (note + "QPI ports per socket (3 allowed on ivb-ep)").c_str())
+        ("cpus-per-socket", po::value(&cfg.cpus_per_socket)->default_value(cfg.cpus_per_socket),
+         (note + "logical CPUs per socket (MSR cpu c is on socket c / N)").c_str())
+        ("uclk-mhz", po::value(&cfg.uclk_mhz)->default_value(cfg.uclk_mhz), (note + "UCLK frequency in MHz").c_str())
+        ("qpi-gts", po::value(&cfg.qpi_gts)->default_value(cfg.qpi_gts),
+         (note + "QPI rate in GT/s (QCLK = GT/s / 8)").c_str())
+        ("freeze-latency", po::value(&cfg.freeze_latency)->default_value(cfg.freeze_latency),
+         (note + "UCLK cycles until an overflow freeze reaches the other boxes").c_str());
+}
+
+}  // namespace pmonsim
