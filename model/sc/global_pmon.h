@@ -44,6 +44,7 @@ public:
 private:
     void on_distribute();
     void on_pmi_end();
+    void drive();
     void diag(const register_def& r, uint64_t value, const std::string& why);
 
     std::vector<int> bits_;
@@ -59,6 +60,14 @@ private:
     uint64_t freezes_ = 0;
     uint64_t pmi_count_[32] = {};
     sc_core::sc_event distribute_, pmi_end_;
+    // What the outputs should carry. Only drive() writes the signals, so
+    // several sources acting in one delta cycle (an overflow, a register
+    // write, the end of a PMI pulse) never make two drivers.
+    sc_core::sc_event drive_;
+    bool freeze_out_ = false;
+    uint32_t pmi_mask_ = 0;
+    time_ps pmi_end_time_ = 0;
+    std::vector<bool> armed_out_;
 };
 
 }  // namespace pmonsim
