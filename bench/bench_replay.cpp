@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "splitmix.h"
+
 #include "core/box_core.h"
 #include "core/qpi_link.h"
 #include "trace/trace_binary.h"
@@ -23,16 +25,7 @@ using namespace pmonsim;
 
 namespace {
 
-struct rng {
-    uint64_t s;
-    uint64_t next() {  // splitmix64
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    uint32_t below(uint32_t n) { return static_cast<uint32_t>(next() % n); }
-};
+using rng = pmonsim::splitmix;
 
 struct gen_packet {
     cycle_t cycle;

@@ -11,20 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "splitmix.h"
+
 namespace po = boost::program_options;
 
 namespace {
 
-struct rng {
-    uint64_t s;
-    uint64_t next() {  // splitmix64
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    uint32_t below(uint32_t n) { return static_cast<uint32_t>(next() % n); }
-};
+using rng = pmonsim::splitmix;
 
 struct cls {
     std::string name;
