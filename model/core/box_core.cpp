@@ -111,7 +111,7 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     if (spec_.catalog)
         if (auto e = spec_.catalog->find("CLOCKTICKS")) {
             clock_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
-            steps_.push_back({0, static_cast<unsigned>(clock_input_), 1});
+            steps_.push_back({0, 1, {{static_cast<unsigned>(clock_input_), 1}}});
         }
     for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);
 }
@@ -203,13 +203,25 @@ bool box_core::counter_counts(unsigned i) const {
 // Inputs
 
 void box_core::post_step(cycle_t from, unsigned input, int64_t delta) {
-    if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
-    if (static_cast<int>(input) == clock_input_)
-        throw std::invalid_argument(spec_.name + ": CLOCKTICKS counts the box's own clock and cannot be driven");
+    if (delta < INT32_MIN || delta > INT32_MAX) throw std::out_of_range("input change out of range");
+    const input_change c{input, static_cast<int32_t>(delta)};
+    post_steps(from, &c, 1);
+}
+
+void box_core::post_steps(cycle_t from, const input_change* changes, unsigned n) {
+    if (n == 0 || n > 3) throw std::out_of_range("post_steps takes 1 to 3 changes");
+    step st{from, n, {}};
+    for (unsigned k = 0; k < n; ++k) {
+        const unsigned input = changes[k].input;
+        if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
+        if (static_cast<int>(input) == clock_input_)
+            throw std::invalid_argument(spec_.name + ": CLOCKTICKS counts the box's own clock and cannot be driven");
+        st.change[k] = changes[k];
+    }
     if (from < cur_)
         throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
                                " but the box is already at cycle " + std::to_string(cur_));
-    steps_.push_back({from, input, delta});
+    steps_.push_back(st);
     std::push_heap(steps_.begin(), steps_.end(), later{});
 }
 
@@ -252,7 +264,9 @@ uint64_t box_core::input_now(unsigned input) const {
     uint64_t v = inputs_.at(input);
     if (!steps_.empty() && steps_.front().cycle <= cur_)  // changes for cur_ not applied yet
         for (const step& s : steps_)
-            if (s.cycle == cur_ && s.input == input) v += s.delta;
+            if (s.cycle == cur_)
+                for (unsigned k = 0; k < s.n; ++k)
+                    if (s.change[k].input == input) v += s.change[k].delta;
     if (static_cast<int>(input) == cto_input_) {
         const bool fresh = !headers_.empty() && headers_.front().cycle == cur_;
         v += fresh ? count_matches(cur_) : (cur_ < cto_expire_ ? cto_now_ : 0);
@@ -291,7 +305,8 @@ void box_core::settle() { apply_due(false); }
 
 void box_core::apply_due(bool headers) {
     while (!steps_.empty() && steps_.front().cycle <= cur_) {
-        inputs_[steps_.front().input] += steps_.front().delta;
+        const step& s = steps_.front();
+        for (unsigned k = 0; k < s.n; ++k) inputs_[s.change[k].input] += s.change[k].delta;
         std::pop_heap(steps_.begin(), steps_.end(), later{});
         steps_.pop_back();
     }

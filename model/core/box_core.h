@@ -85,6 +85,10 @@ public:
     // --- event inputs -------------------------------------------------------
     // From cycle `from` on, input `input` changes by `delta` (additive steps).
     void post_step(cycle_t from, unsigned input, int64_t delta);
+    // Up to three changes at once in cycle `from` (a QPI packet's flit classes
+    // change together): one pending entry instead of three.
+    struct input_change { unsigned input; int32_t delta; };
+    void post_steps(cycle_t from, const input_change* changes, unsigned n);
     // Convenience: value v during cycles [from, from + n).
     void post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value);
     // Applies the input changes due in the current cycle now rather than when
@@ -134,7 +138,11 @@ private:
     };
     // A posted input change. Kept in a binary min-heap on `cycle`: posts arrive
     // almost in order and are consumed in order, without a node per change.
-    struct step { cycle_t cycle; unsigned input; int64_t delta; };
+    struct step {
+        cycle_t cycle;
+        uint32_t n;                 // changes in this step (1 to 3)
+        input_change change[3];
+    };
     struct later {
         bool operator()(const step& a, const step& b) const { return a.cycle > b.cycle; }
     };

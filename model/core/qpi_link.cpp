@@ -53,19 +53,21 @@ qpi_link::qpi_link(box_core& box) : box_(box) {
     }
 }
 
-// Slots [a, b) carry one flit each of `input`: even slots are the first slot
-// of cycle s/2, odd slots the second; each parity is one run of +1 per cycle.
-void qpi_link::post_slots(std::optional<unsigned> input, uint64_t a, uint64_t b, int sign) {
-    if (!input || a >= b) return;
+// Slots [a, b): even slots are the first slot of cycle s/2, odd slots the
+// second; each parity is one run of one flit per cycle, so four boundaries.
+void qpi_link::post_slots(const box_core::input_change* c, unsigned n, uint64_t a, uint64_t b) {
+    if (n == 0 || a >= b) return;
+    box_core::input_change neg[3];
+    for (unsigned k = 0; k < n; ++k) neg[k] = {c[k].input, -c[k].delta};
     const uint64_t even_from = (a + 1) / 2, even_to = (b + 1) / 2;  // cycles c with 2c in [a,b)
     const uint64_t odd_from = a / 2, odd_to = b / 2;                // cycles c with 2c+1 in [a,b)
     if (even_from < even_to) {
-        box_.post_step(even_from, *input, sign);
-        box_.post_step(even_to, *input, -sign);
+        box_.post_steps(even_from, c, n);
+        box_.post_steps(even_to, neg, n);
     }
     if (odd_from < odd_to) {
-        box_.post_step(odd_from, *input, sign);
-        box_.post_step(odd_to, *input, -sign);
+        box_.post_steps(odd_from, c, n);
+        box_.post_steps(odd_to, neg, n);
     }
 }
 
@@ -78,9 +80,6 @@ cycle_t qpi_link::post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p) {
     next_slot_[d] = end;
     ++packets_[d];
 
-    post_slots(in.idle, start, end, -1);
-    post_slots(in.non_data, start, data_from, +1);
-    post_slots(in.data, data_from, end, +1);
     std::optional<unsigned> nondata_class, data_class;
     switch (p.mc) {
         case qpi_mc::hom0: nondata_class = in.hom_req; break;
@@ -92,8 +91,17 @@ cycle_t qpi_link::post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p) {
         case qpi_mc::drs: nondata_class = in.drs_nondata; data_class = in.drs_data; break;
         default: break;  // other classes show only in G0
     }
-    post_slots(nondata_class, start, data_from, +1);
-    post_slots(data_class, data_from, end, +1);
+    // Each flit takes an idle slot and counts in G0 and in its class.
+    auto range = [&](std::optional<unsigned> g0, std::optional<unsigned> cls, uint64_t a, uint64_t b) {
+        box_core::input_change c[3];
+        unsigned n = 0;
+        if (in.idle) c[n++] = {*in.idle, -1};
+        if (g0) c[n++] = {*g0, +1};
+        if (cls) c[n++] = {*cls, +1};
+        post_slots(c, n, a, b);
+    };
+    range(in.non_data, nondata_class, start, data_from);
+    range(in.data, data_class, data_from, end);
     if (dir == qpi_dir::rx) box_.post_rx_header(start / 2, filter_fields(p));
     return start / 2;
 }

@@ -60,7 +60,9 @@ private:
         std::optional<unsigned> snp, hom_req, hom_nonreq, drs_data, drs_nondata;
         std::optional<unsigned> ndr_ad, ndr_ak, ncb_data, ncb_nondata, ncs;
     };
-    void post_slots(std::optional<unsigned> input, uint64_t a, uint64_t b, int sign);
+    // Slots [a, b) each carry one flit counted by every change in `c` (delta
+    // +1 or -1 per slot): one grouped step at each run boundary.
+    void post_slots(const box_core::input_change* c, unsigned n, uint64_t a, uint64_t b);
 
     box_core& box_;
     std::array<dir_inputs, 2> in_{};
