@@ -225,7 +225,7 @@ public:
 private:
     void run() {
         try {
-            sim_target t(sys_, [this](time_ps until) { rep_.feed(until); });
+            sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); });
             status = measure(t, o_.cfg.cpu, o_, [this] { return rep_.time_left(now_ps()); }, std::cout);
         } catch (const event_error& e) {
             error = e.what();

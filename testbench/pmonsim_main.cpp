@@ -155,7 +155,7 @@ public:
 private:
     void run() {
         try {
-            sim_target t(sys_, [this](time_ps until) { rep_.feed(until); });
+            sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); });
             if (script_) {
                 status = driver::run_script(*script_, t, std::cout, std::cerr);
             } else {

@@ -60,12 +60,13 @@ time_ps replayer::time_left(time_ps now) const {
     return end_ > now ? end_ - now : 0;
 }
 
-void replayer::feed(time_ps until) {
+time_ps replayer::feed(time_ps until) {
     while (have_ && trace::time_of(next_.record) < until) {
         post(next_.record);
         ++posted_;
         have_ = merger_.next(next_);
     }
+    return have_ ? trace::time_of(next_.record) : ~time_ps{0};
 }
 
 void replayer::post(const trace::trace_record& r) {

@@ -22,8 +22,9 @@ public:
     replayer(uncore_system& sys, const std::vector<std::string>& files);
     ~replayer();
 
-    // Posts every record whose time is before `until`.
-    void feed(time_ps until);
+    // Posts every record whose time is before `until`; returns the time of
+    // the next record (the maximum time when there is none).
+    time_ps feed(time_ps until);
     uint64_t records() const { return posted_; }
     // How much longer a run must last from `now` for every record to be
     // posted and its effects to end; 0 when the replay is over.

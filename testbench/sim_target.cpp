@@ -65,8 +65,9 @@ std::vector<driver::pci_device_info> sim_target::pci_devices() {
 void sim_target::advance(uint64_t ps) {
     const time_ps end = now_ps() + ps;
     while (now_ps() < end) {
-        const time_ps step_end = std::min(end, now_ps() + chunk_);
-        if (feed_) feed_(step_end);
+        time_ps step_end = std::min(end, now_ps() + chunk_);
+        if (feed_) step_end = std::min(end, std::max(step_end, feed_(step_end)));
+        else step_end = end;
         sc_core::wait(from_ps(step_end - now_ps()));
     }
 }

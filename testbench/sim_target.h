@@ -12,10 +12,13 @@ namespace pmonsim {
 
 class sim_target : public driver::target {
 public:
-    // `feed(t)` posts every input whose time is before t; it is called before
-    // simulated time reaches t, in steps of at most `chunk` picoseconds.
-    using feeder = std::function<void(time_ps until)>;
-    sim_target(uncore_system& sys, feeder feed = {}, time_ps chunk = 10'000'000);
+    // `feed(t)` posts every input whose time is before t and returns the time
+    // of the next input it holds; it is called before simulated time reaches
+    // t. While inputs keep coming they are posted at most `chunk` ahead (a
+    // short look-ahead keeps the boxes' pending queues small); across a gap
+    // with no input, time jumps to the next one at once.
+    using feeder = std::function<time_ps(time_ps until)>;
+    sim_target(uncore_system& sys, feeder feed = {}, time_ps chunk = 100'000);
 
     unsigned cpu_count() const override;
     unsigned package_of(unsigned cpu) const override;
