@@ -35,6 +35,14 @@ std::string spool_stdin(std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE
 }  // namespace
 
 replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : sys_(sys) {
+    for (unsigned s = 0; s < sys.sockets(); ++s) {
+        boxes_.push_back(sys.socket(s).boxes());
+        const auto& b = boxes_.back();  // the order box_of() relies on
+        bool ok = b.size() >= 3 && b[0]->core().spec().name == "ubox" &&
+                  b[1]->core().spec().name == "ubox_fixed" && b[2]->core().spec().name == "r2pcie";
+        for (size_t i = 3; i < b.size(); ++i) ok = ok && b[i]->core().spec().name == "qpi" + std::to_string(i - 3);
+        if (!ok) throw std::logic_error("uncore_socket::boxes() is not in the order replay expects");
+    }
     const trace::trace_context ctx = trace_context_of(sys.config());
     std::vector<std::pair<std::string, std::string>> paths;  // (path to open, name in messages)
     for (const std::string& f : files) {
@@ -69,15 +77,27 @@ time_ps replayer::feed(time_ps until) {
     return have_ ? trace::time_of(next_.record) : ~time_ps{0};
 }
 
+// uncore_socket::boxes() lists ubox, ubox_fixed, r2pcie, then the QPI ports.
+box_module* replayer::box_of(unsigned socket, box_kind kind, unsigned unit) const {
+    const std::vector<box_module*>& b = boxes_.at(socket);
+    switch (kind) {
+        case box_kind::ubox: return b[0];
+        case box_kind::ubox_fixed: return b[1];
+        case box_kind::r2pcie: return b[2];
+        case box_kind::qpi: return b.at(3 + unit);
+    }
+    return nullptr;
+}
+
 void replayer::post(const trace::trace_record& r) {
     if (const auto* p = std::get_if<trace::packet_record>(&r)) {
-        box_module* port = sys_.socket(p->socket).box("qpi" + std::to_string(p->port));
+        box_module* port = box_of(p->socket, box_kind::qpi, p->port);
         port->post_packet(p->dir, p->cycle, p->packet);
         const cycle_t last = (port->link()->next_free_slot(p->dir) + 1) / 2;  // cycle after the last slot
         end_ = std::max(end_, port->core().clock().cycle_start(last));
     } else {
         const auto& e = std::get<trace::event_record>(r);
-        box_module* box = sys_.socket(e.socket).box(e.box);
+        box_module* box = box_of(e.socket, e.kind, e.unit);
         box->post_run(e.cycle, e.repeat, e.input, e.count);
         end_ = std::max(end_, box->core().clock().cycle_start(e.cycle + e.repeat));
     }

@@ -32,8 +32,10 @@ public:
 
 private:
     void post(const trace::trace_record& r);
+    box_module* box_of(unsigned socket, box_kind kind, unsigned unit) const;
 
     uncore_system& sys_;
+    std::vector<std::vector<box_module*>> boxes_;  // per socket, in uncore_socket::boxes() order
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     trace::trace_merger merger_;
     trace::trace_merger::merged_record next_;
