@@ -100,7 +100,8 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
 }
 
 box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, unsigned socket)
-    : spec_ptr_(std::make_shared<const box_spec>(std::move(spec))), spec_(*spec_ptr_), clock_(clock), diags_(diags), socket_(socket), ctr_(spec_.counters) {
+    : spec_ptr_(std::make_shared<const box_spec>(std::move(spec))), spec_(*spec_ptr_), clock_(clock), diags_(diags), socket_(socket), ctr_(spec_.counters),
+      streams_(std::make_shared<std::array<flit_stream, 2>>()) {
     unsigned n_inputs = spec_.catalog ? spec_.catalog->input_count() : 0;
     inputs_.assign(n_inputs, 0);
     if (spec_.kind == box_kind::qpi && spec_.catalog) {
@@ -157,6 +158,39 @@ void box_core::decode(unsigned i) {
     }
     c.inputs = std::move(sel.inputs);
     c.counts = true;
+    derive_slot_weights(c);
+}
+
+// Which direction's flit slots a counter follows, and what each slot kind
+// (and a matching received header) adds to its increment. An event is either
+// receive or transmit, so a counter never follows both directions.
+void box_core::derive_slot_weights(counter& c) const {
+    c.flit_dir = -1;
+    c.slot_w = {};
+    c.header_w = 0;
+    if (!c.counts) return;
+    auto follow = [&](int d) {
+        if (c.flit_dir >= 0 && c.flit_dir != d)
+            throw std::logic_error(spec_.name + ": a selection follows both link directions");
+        c.flit_dir = d;
+    };
+    for (int d = 0; d < 2; ++d) {
+        const flit_stream& st = (*streams_)[d];
+        for (size_t k = 0; k < st.kinds.size(); ++k) {
+            unsigned w = 0;
+            for (unsigned in : st.kinds[k]) w += static_cast<unsigned>(std::count(c.inputs.begin(), c.inputs.end(), in));
+            if (w == 0) continue;
+            c.slot_w[k] = static_cast<uint8_t>(w);
+            follow(d);
+        }
+        if (st.headers_filtered && cto_input_ >= 0) {
+            const auto n = std::count(c.inputs.begin(), c.inputs.end(), static_cast<unsigned>(cto_input_));
+            if (n) {
+                c.header_w = static_cast<uint8_t>(n);
+                follow(d);
+            }
+        }
+    }
 }
 
 std::string box_core::event_name(unsigned i) const {
@@ -271,7 +305,71 @@ uint64_t box_core::input_now(unsigned input) const {
         const bool fresh = !headers_.empty() && headers_.front().cycle == cur_;
         v += fresh ? count_matches(cur_) : (cur_ < cto_expire_ ? cto_now_ : 0);
     }
+    return v + slot_input_now(input);
+}
+
+uint64_t box_core::slot_input_now(unsigned input) const {
+    uint64_t v = 0;
+    for (unsigned d = 0; d < 2; ++d) {
+        const flit_stream& st = (*streams_)[d];
+        if (st.kinds.empty()) continue;
+        for (uint64_t s = 2 * cur_; s < 2 * cur_ + 2; ++s) {
+            const flit_burst* h = nullptr;
+            const uint8_t k = st.kind_at(s, first_[d], &h);
+            v += static_cast<uint64_t>(std::count(st.kinds[k].begin(), st.kinds[k].end(), input));
+            if (h && st.headers_filtered && static_cast<int>(input) == cto_input_ && filter_matches(h->fields)) ++v;
+        }
+    }
     return v;
+}
+
+// ---------------------------------------------------------------------------
+// Flit slots
+
+uint8_t box_core::add_slot_kind(unsigned dir, std::vector<unsigned> inputs) {
+    flit_stream& st = streams_->at(dir);
+    if (st.kinds.size() >= max_slot_kinds) throw std::length_error(spec_.name + ": too many flit slot kinds");
+    for (unsigned in : inputs)
+        if (in >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(in));
+    st.kinds.push_back(std::move(inputs));
+    for (auto& c : ctr_) derive_slot_weights(c);
+    return static_cast<uint8_t>(st.kinds.size() - 1);
+}
+
+void box_core::filter_headers_of(unsigned dir) {
+    if (cto_input_ < 0) return;
+    streams_->at(dir).headers_filtered = true;
+    for (auto& c : ctr_) derive_slot_weights(c);
+}
+
+void box_core::post_burst(unsigned dir, const flit_burst& b) {
+    flit_stream& st = streams_->at(dir);
+    if (st.kinds.empty()) throw std::logic_error(spec_.name + ": no flit slots in this direction");
+    if (b.start < 2 * cur_)
+        throw std::logic_error(spec_.name + ": packet placed in slot " + std::to_string(b.start) +
+                               " but the box is already at cycle " + std::to_string(cur_));
+    if (!st.bursts.empty() && b.start < st.bursts.back().end())
+        throw std::logic_error(spec_.name + ": packet placed over an earlier one");
+    if (b.nondata == 0 || b.nondata_kind >= st.kinds.size() || b.data_kind >= st.kinds.size())
+        throw std::invalid_argument(spec_.name + ": malformed flit burst");
+    st.bursts.push_back(b);
+}
+
+void box_core::drop_consumed(unsigned d, size_t idx) {
+    if (trial_) {
+        first_[d] = idx;
+        return;
+    }
+    auto& q = (*streams_)[d].bursts;
+    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(idx));
+    first_[d] = 0;
+}
+
+void box_core::skip_slots(unsigned d, cycle_t to) {
+    const auto& q = (*streams_)[d].bursts;
+    size_t idx = first_[d];
+    while (idx < q.size() && q[idx].end() <= 2 * to) ++idx;
+    if (idx != first_[d]) drop_consumed(d, idx);
 }
 
 uint32_t box_core::counter_increment(unsigned i) const {
@@ -322,9 +420,141 @@ void box_core::apply_due(bool headers) {
     }
 }
 
+namespace {
+
+// Beyond any real run (36 years of a 1 GHz clock), so slot numbers (2 per
+// cycle) and sums of increments stay far from 64 bits.
+constexpr cycle_t kHorizon = cycle_t{1} << 60;
+
+// Adds `total` to a counter: wraparound, carries and the status bit.
+struct add_result {
+    uint64_t value;
+    uint64_t carries;
+};
+add_result add_wrapping(uint64_t value, unsigned __int128 total, unsigned width) {
+    const unsigned __int128 sum = value + total;
+    return {static_cast<uint64_t>(sum) & width_mask(width), static_cast<uint64_t>(sum >> width)};
+}
+
+}  // namespace
+
+void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>& incs) {
+    const flit_stream& st = (*streams_)[d];
+    // Counters without a threshold only need how many slots of each kind
+    // (and matching headers) the walk saw; the others follow the cycles.
+    std::array<flit_lane, 4> lanes;
+    std::array<unsigned, 4> lane_of{}, plain_of{};
+    unsigned n_lanes = 0, n_plain = 0;
+    for (unsigned i = 0; i < ctr_.size(); ++i) {
+        const counter& c = ctr_[i];
+        if (!c.en || !c.counts || c.flit_dir != static_cast<int>(d)) continue;
+        if (c.cond.thresh == 0) {
+            plain_of[n_plain++] = i;
+            continue;
+        }
+        flit_lane& l = lanes[n_lanes];
+        l.cond = c.cond;
+        l.plain = false;
+        l.g = incs[i];
+        l.w = c.slot_w;
+        l.header_w = c.header_w;
+        l.prev = c.prev;
+        lane_of[n_lanes++] = i;
+    }
+    if (n_lanes + n_plain == 0) {
+        skip_slots(d, cur_ + n);
+        return;
+    }
+    std::array<uint64_t, max_slot_kinds> slots{};
+    uint64_t hits = 0;
+    size_t idx = first_[d];
+    const bool filtered = st.headers_filtered;
+    st.walk(cur_, cur_ + n, idx, [&](uint64_t, uint64_t len, uint8_t kind, const flit_burst* h) {
+        slots[kind] += len;
+        const bool hit = h && filtered && filter_matches(h->fields);
+        hits += hit;
+        for (unsigned k = 0; k < n_lanes; ++k)
+            lanes[k].feed(len, lanes[k].w[kind] + (hit ? lanes[k].header_w : 0u));
+        return true;
+    });
+    drop_consumed(d, idx);
+    auto count = [&](unsigned i, unsigned __int128 total, bool prev) {
+        counter& c = ctr_[i];
+        const add_result r = add_wrapping(c.value, total, spec_.width);
+        c.value = r.value;
+        c.prev = prev;
+        if (r.carries) {
+            c.wraps += r.carries;
+            if (spec_.has_box_status && (spec_.status_on_any_carry || c.ov_en)) status_ |= 1u << i;
+        }
+    };
+    for (unsigned k = 0; k < n_lanes; ++k) count(lane_of[k], lanes[k].add, lanes[k].prev);
+    for (unsigned k = 0; k < n_plain; ++k) {
+        const counter& c = ctr_[plain_of[k]];
+        unsigned __int128 total = static_cast<unsigned __int128>(incs[plain_of[k]]) * n + uint64_t{c.header_w} * hits;
+        for (size_t kind = 0; kind < st.kinds.size(); ++kind) total += uint64_t{c.slot_w[kind]} * slots[kind];
+        count(plain_of[k], total, c.prev);
+    }
+}
+
+std::optional<std::pair<uint64_t, unsigned>> box_core::first_slot_carry(
+    unsigned d, uint64_t n, const std::array<uint32_t, 4>& incs) const {
+    const flit_stream& st = (*streams_)[d];
+    std::optional<std::pair<uint64_t, unsigned>> best;
+    for (unsigned i = 0; i < ctr_.size(); ++i) {
+        const counter& c = ctr_[i];
+        if (!c.en || !c.counts || c.flit_dir != static_cast<int>(d) || !message_capable(c)) continue;
+        // Can it carry at all? At most 2 slots of the heaviest kind per cycle.
+        uint32_t max_w = 0;
+        for (uint8_t w : c.slot_w) max_w = std::max<uint32_t>(max_w, w);
+        const uint64_t per_cycle = c.cond.thresh ? 1 : incs[i] + 2ull * (max_w + c.header_w);
+        if (c.value + static_cast<unsigned __int128>(per_cycle) * n < (static_cast<unsigned __int128>(1) << spec_.width))
+            continue;
+        // Walk this counter alone, cycle-exactly, to its first carry.
+        flit_lane l;
+        l.cond = c.cond;
+        l.plain = false;  // the carry's cycle needs the cycle structure
+        l.g = incs[i];
+        l.prev = c.prev;
+        std::optional<uint64_t> at;
+        auto carried = [&] { return (c.value + l.add) >> spec_.width; };
+        size_t idx = first_[d];
+        st.walk(cur_, cur_ + n, idx, [&](uint64_t pos, uint64_t len, uint8_t kind, const flit_burst* h) {
+            const bool hit = h && st.headers_filtered && filter_matches(h->fields);
+            const uint32_t wt = c.slot_w[kind] + (hit ? c.header_w : 0u);
+            uint64_t cyc = pos / 2;
+            if (l.half >= 0) {  // pos is odd: finish cycle pos / 2
+                l.add += condition_cycle(l.cond, l.g + static_cast<uint32_t>(l.half) + wt, l.prev);
+                l.half = -1;
+                if (carried()) {
+                    at = cyc;
+                    return false;
+                }
+                ++cyc;
+                if (--len == 0) return true;
+            }
+            if (const uint64_t m = len >> 1) {
+                const uint32_t inc = l.g + 2 * wt;
+                const run_adds a = condition_run(l.cond, inc, l.prev);
+                const uint64_t k = carry_index(c.value + l.add, a, m, spec_.width);
+                if (k < m) {
+                    at = cyc + k;
+                    return false;
+                }
+                l.add += a.first + a.rest * (m - 1);
+                l.prev = condition_after_run(l.cond, inc, l.prev);
+            }
+            if (len & 1) l.half = static_cast<int32_t>(wt);
+            return true;
+        });
+        if (at && (!best || *at - cur_ < best->first)) best = std::make_pair(*at - cur_, i);
+    }
+    return best;
+}
+
 std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_on_message) {
     std::optional<overflow_message> first_msg;
-    const uint64_t wmask = width_mask(spec_.width);
+    target = std::min(target, kHorizon);
     while (cur_ < target) {
         apply_due(true);  // the changes posted for this cycle
         cycle_t next = target;
@@ -334,14 +564,24 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         const uint64_t n = next - cur_;
 
         if (frozen()) {  // edge state holds, nothing counts
+            skip_slots(0, next);
+            skip_slots(1, next);
             cur_ = next;
             continue;
         }
-        // Per-counter adds over the run, and the earliest message-raising carry.
+        // Each counter's increment from posted steps (constant until `next`),
+        // and the earliest message-raising carry: the run stops after it.
         std::array<run_adds, 4> adds{};
         std::array<uint32_t, 4> incs{};
         uint64_t run = n;
         int who = -1;
+        auto candidate = [&](uint64_t k, unsigned i) {  // carry in the run's cycle k
+            if (k + 1 < run || (k + 1 == run && (who < 0 || static_cast<int>(i) < who))) {
+                run = k + 1;
+                who = static_cast<int>(i);
+            }
+        };
+        bool slot_messages = false;
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             counter& c = ctr_[i];
             if (!c.en || !c.counts) continue;
@@ -349,31 +589,36 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
             if (cto_input_ >= 0 && cto_now_ &&
                 std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
                 incs[i] += cto_now_;
+            if (c.flit_dir >= 0) {
+                slot_messages |= message_capable(c);
+                continue;
+            }
             adds[i] = condition_run(c.cond, incs[i], c.prev);
             if (message_capable(c)) {
-                uint64_t k = carry_index(c.value, adds[i], n, spec_.width);
-                if (k < n && (who < 0 ? k + 1 <= run : k + 1 < run)) {
-                    run = k + 1;
-                    who = static_cast<int>(i);
-                }
+                const uint64_t k = carry_index(c.value, adds[i], n, spec_.width);
+                if (k < n) candidate(k, i);
             }
         }
+        if (slot_messages)
+            for (unsigned d = 0; d < 2; ++d)
+                if (auto k = first_slot_carry(d, n, incs)) candidate(k->first, k->second);
         // Count `run` cycles.
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             counter& c = ctr_[i];
-            if (!c.en || !c.counts) continue;
+            if (!c.en || !c.counts || c.flit_dir >= 0) continue;
             const unsigned __int128 total =
                 adds[i].first + static_cast<unsigned __int128>(adds[i].rest) * (run - 1);
-            const unsigned __int128 sum = c.value + total;
-            const uint64_t carries = static_cast<uint64_t>(sum >> spec_.width);
-            c.value = static_cast<uint64_t>(sum) & wmask;
+            const add_result r = add_wrapping(c.value, total, spec_.width);
+            c.value = r.value;
             c.prev = condition_after_run(c.cond, incs[i], c.prev);
-            if (carries) {
-                c.wraps += carries;
+            if (r.carries) {
+                c.wraps += r.carries;
                 if (spec_.has_box_status && (spec_.status_on_any_carry || c.ov_en))
                     status_ |= 1u << i;
             }
         }
+        walk_slots(0, run, incs);
+        walk_slots(1, run, incs);
         cur_ += run;
         if (who >= 0) {
             overflow_message m{cur_ - 1, static_cast<unsigned>(who)};
@@ -397,7 +642,8 @@ std::optional<cycle_t> box_core::predict_message() const {
     // The same walk on a trial copy, to the end of time or the first message.
     box_core trial(*this);
     trial.diags_ = nullptr;
-    if (auto m = trial.advance_to(std::numeric_limits<cycle_t>::max(), true)) return m->cycle;
+    trial.trial_ = true;  // reads the flit slots without popping them
+    if (auto m = trial.advance_to(kHorizon, true)) return m->cycle;
     return std::nullopt;
 }
 

@@ -5,7 +5,9 @@
 //
 // Nothing ticks. Per-cycle event increments are posted ahead as additive steps
 // ("from cycle c, input i changes by d"); advance_to() walks from one change to
-// the next and brings every counter up to date in closed form. A register access
+// the next and brings every counter up to date in closed form. A QPI port's
+// flits come instead as packets placed in flit slots (flit_stream.h): the walk
+// follows each direction's slots run by run. A register access
 // first syncs the box to the access time. Overflows that must message the UBox
 // (ov_en on IVB-EP while the box's GLOBAL_STATUS bit is clear) split the walk,
 // so the owner can freeze the box from the next cycle and schedule the rest.
@@ -22,6 +24,7 @@
 #include "core/clock.h"
 #include "core/conditioning.h"
 #include "core/diagnostics.h"
+#include "core/flit_stream.h"
 #include "tables/register_table.h"
 
 namespace pmonsim {
@@ -96,8 +99,23 @@ public:
     // pending changes (waveform sampling). Packet headers still wait for
     // their cycle: their filter match uses that cycle's registers.
     void settle();
-    // QPI: a received packet header in cycle `at`, its MATCH-layout fields.
+    // QPI: a received packet header in cycle `at`, its MATCH-layout fields,
+    // outside any flit slot (for tests of the filter alone).
     void post_rx_header(cycle_t at, uint64_t fields);
+
+    // --- QPI flit slots (qpi_link) --------------------------------------------
+    // Registers a slot kind of direction `dir` (0 receive, 1 transmit): the
+    // inputs one flit in such a slot increments. The first kind of a
+    // direction is its idle kind. Returns the kind.
+    uint8_t add_slot_kind(unsigned dir, std::vector<unsigned> inputs);
+    // Received headers (this direction's) go to the packet filter for CTO_COUNT.
+    void filter_headers_of(unsigned dir);
+    // A packet in the direction's slots; bursts come in slot order, at or
+    // after the current cycle's first slot.
+    void post_burst(unsigned dir, const flit_burst& b);
+
+    // The input's value from posted steps (for flit inputs: the part not
+    // coming from slots), as of the last cycle the walk applied.
     uint64_t input_value(unsigned input) const { return inputs_.at(input); }
     // The input's value in the current cycle (cycle()), changes due then
     // included; CTO_COUNT's input also counts this cycle's matching headers.
@@ -135,6 +153,10 @@ private:
         std::vector<unsigned> inputs;      // summed for the increment
         std::string problem;               // why it counts nothing
         bool diagnosed = false;
+        // How the counter follows flit slots: -1 not at all, else the direction.
+        int flit_dir = -1;
+        std::array<uint8_t, max_slot_kinds> slot_w{};  // weight per slot kind
+        uint8_t header_w = 0;                          // counts CTO_COUNT's input
     };
     // A posted input change. Kept in a binary min-heap on `cycle`: posts arrive
     // almost in order and are consumed in order, without a node per change.
@@ -149,6 +171,17 @@ private:
     struct header { cycle_t cycle; uint64_t fields; };
 
     void decode(unsigned i);
+    void derive_slot_weights(counter& c) const;
+    // Flit-slot counting over [cur_, cur_ + n) for the counters following
+    // direction d; incs[i] is counter i's increment from other inputs.
+    void walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>& incs);
+    // The first cycle in [cur_, cur_ + n) in which a message-capable counter
+    // following direction d carries out, and which counter.
+    std::optional<std::pair<uint64_t, unsigned>> first_slot_carry(
+        unsigned d, uint64_t n, const std::array<uint32_t, 4>& incs) const;
+    void skip_slots(unsigned d, cycle_t to);
+    void drop_consumed(unsigned d, size_t idx);
+    uint64_t slot_input_now(unsigned input) const;
     uint32_t increment_of(const counter& c, const std::vector<uint64_t>& in) const;
     // Applies the input changes (and, with `headers`, the packet headers)
     // due at cur_; idempotent.
@@ -181,6 +214,13 @@ private:
     int clock_input_ = -1;  // CLOCKTICKS: driven by the box itself
     uint32_t cto_now_ = 0;
     cycle_t cto_expire_ = 0;
+
+    // Flit slots per direction. Shared so that predict_message()'s trial copy
+    // reads them without copying; only a box that is not a trial copy pops
+    // them (first_ counts what a trial copy has walked past).
+    std::shared_ptr<std::array<flit_stream, 2>> streams_;
+    std::array<size_t, 2> first_{};
+    bool trial_ = false;
 };
 
 }  // namespace pmonsim

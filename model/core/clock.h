@@ -18,12 +18,20 @@ class clock_domain {
 public:
     explicit clock_domain(uint64_t hz = 1000000000ull) : hz_(hz) {
         if (hz == 0) throw std::invalid_argument("clock frequency must be non-zero");
+        if (kPsPerSec % hz == 0) {
+            period_ = kPsPerSec / hz;
+            fast_limit_ = UINT64_MAX / period_;
+        }
     }
     uint64_t hz() const { return hz_; }
+    // A whole number of ps per cycle (the usual clocks) needs no 128-bit
+    // division: these run once per trace record.
     time_ps cycle_start(cycle_t k) const {
+        if (k <= fast_limit_) return k * period_;
         return static_cast<time_ps>((static_cast<unsigned __int128>(k) * kPsPerSec) / hz_);
     }
     cycle_t cycles_before(time_ps t) const {
+        if (period_) return t / period_ + (t % period_ != 0);
         unsigned __int128 num = static_cast<unsigned __int128>(t) * hz_;
         return static_cast<cycle_t>((num + kPsPerSec - 1) / kPsPerSec);
     }
@@ -33,6 +41,8 @@ public:
 private:
     static constexpr uint64_t kPsPerSec = 1000000000000ull;
     uint64_t hz_;
+    uint64_t period_ = 0;      // ps per cycle when whole, else 0
+    uint64_t fast_limit_ = 0;  // largest k whose k * period_ fits in 64 bits
 };
 
 }  // namespace pmonsim

@@ -3,9 +3,11 @@
 //
 // Packets are serialized per direction into 2 flit slots per QCLK, in the order
 // they are posted; a header takes the first free slot at or after its cycle.
-// Each packet becomes a handful of additive input steps on the port's box_core
-// (G0 DATA/NON_DATA/IDLE, G1 and G2 class flits), and each received header is
-// handed to the box's packet filter for CTO_COUNT. Work per packet is constant.
+// Each packet becomes one burst in the port's flit slots (flit_stream.h): its
+// non-data flits (header first) count in G0 NON_DATA and their G1/G2 class,
+// its data flits in G0 DATA and their class, and every slot no packet uses is
+// an idle flit. Received headers go to the box's packet filter for CTO_COUNT.
+// Work per packet is constant.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -55,17 +57,17 @@ public:
     uint64_t packets(qpi_dir dir) const { return packets_[static_cast<int>(dir)]; }
 
 private:
-    struct dir_inputs {
-        std::optional<unsigned> idle, data, non_data;
-        std::optional<unsigned> snp, hom_req, hom_nonreq, drs_data, drs_nondata;
-        std::optional<unsigned> ndr_ad, ndr_ak, ncb_data, ncb_nondata, ncs;
+    // Slot kinds per direction: idle, then non-data and data flits of each
+    // message class (a class the catalog has no G1/G2 input for counts only
+    // in G0).
+    struct dir_kinds {
+        std::array<uint8_t, 16> nondata{};  // by message class
+        std::array<uint8_t, 16> data{};
+        uint8_t ndr_ad = 0;                 // NDR tagged as AD ring traffic
     };
-    // Slots [a, b) each carry one flit counted by every change in `c` (delta
-    // +1 or -1 per slot): one grouped step at each run boundary.
-    void post_slots(const box_core::input_change* c, unsigned n, uint64_t a, uint64_t b);
 
     box_core& box_;
-    std::array<dir_inputs, 2> in_{};
+    std::array<dir_kinds, 2> kinds_{};
     std::array<uint64_t, 2> next_slot_{};
     std::array<uint64_t, 2> packets_{};
 };

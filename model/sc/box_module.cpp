@@ -17,6 +17,10 @@ cycle_t box_module::now_cycle() const { return core_.clock().cycles_before(now_p
 
 void box_module::sync() {
     const time_ps t = now_ps();
+    // A replay posts many packets at one simulation time: the box is
+    // already there after the first (it never moves back).
+    if (t == synced_at_ && core_.cycle() == core_.clock().cycles_before(t)) return;
+    synced_at_ = t;
     while (auto m = core_.sync(t, true)) {
         (void)m;
         ++messages_;

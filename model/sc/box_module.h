@@ -58,6 +58,7 @@ private:
     sc_core::sc_event wake_;
     bool self_frozen_ = false;
     uint64_t messages_ = 0;
+    time_ps synced_at_ = ~time_ps{0};
     std::function<void()> sink_;
 };
 

@@ -6,7 +6,13 @@
 
 namespace pmonsim {
 
-inline uint64_t ps_unit() { return sc_core::sc_time(1, sc_core::SC_PS).value(); }
+// Creating an sc_time fixes the kernel's time resolution, so the value
+// cannot change after the first call: compute it once (it is on every
+// record's path).
+inline uint64_t ps_unit() {
+    static const uint64_t unit = sc_core::sc_time(1, sc_core::SC_PS).value();
+    return unit;
+}
 inline time_ps to_ps(const sc_core::sc_time& t) { return t.value() / ps_unit(); }
 inline sc_core::sc_time from_ps(time_ps p) { return sc_core::sc_time::from_value(p * ps_unit()); }
 inline time_ps now_ps() { return to_ps(sc_core::sc_time_stamp()); }

@@ -434,9 +434,9 @@ TEST(QpiLinkSerialize, FlitCountsByClassThroughInputs) {
     };
     std::vector<counts> seen(rows.size());
     for (cycle_t c = 0; c < 15; ++c) {
-        q.box.advance_to(c + 1);  // the inputs now hold cycle c's values
+        q.box.advance_to(c);  // cycle c is the current one
         for (size_t r = 0; r < rows.size(); ++r)
-            seen[r].push_back(q.box.input_value(q.input(rows[r].ev, rows[r].sub)));
+            seen[r].push_back(q.box.input_now(q.input(rows[r].ev, rows[r].sub)));
     }
     for (size_t r = 0; r < rows.size(); ++r)
         EXPECT_EQ(seen[r], rows[r].per_cycle) << rows[r].ev << "." << rows[r].sub;
@@ -457,10 +457,11 @@ TEST(QpiLinkSerialize, IdleIsTwoPerCycleMinusUsedSlots) {
     const unsigned data = q.input("RxL_FLITS_G0", "DATA");
     const unsigned non = q.input("RxL_FLITS_G0", "NON_DATA");
     for (cycle_t c = 0; c < 50; ++c) {
-        q.box.advance_to(c + 1);
-        EXPECT_EQ(q.box.input_value(idle) + q.box.input_value(data) + q.box.input_value(non), 2u)
+        q.box.advance_to(c);
+        EXPECT_EQ(q.box.input_now(idle) + q.box.input_now(data) + q.box.input_now(non), 2u)
             << "cycle " << c;
     }
+    q.box.advance_to(50);
     // 2 * 50 = 100 slots, 25 used, 75 idle.
     EXPECT_EQ(q.box.counter_value(0), 75u);
     EXPECT_EQ(q.box.counter_value(1), 100u);

@@ -1,0 +1,130 @@
+// One direction of a QPI link as its port's counters see it (327043-001
+// §2.6.1, 329468-002 §2.7.1; DECISIONS.md "QPI link layer"): two flit slots
+// per QCLK, each idle or carrying one flit of a packet.
+//
+// Why not additive input steps: a packet would become up to eight pending
+// changes, and the box would walk from change to change through a heap. Here a
+// packet is one record (a burst) in a FIFO, and a counter is advanced over a
+// whole run of equal slots at once: the idle gap before the packet, its header
+// slot, its other non-data flits, its data flits. Per packet that is a handful
+// of closed-form steps per counter, whatever the gap length.
+//
+// A slot "kind" is the set of catalog inputs one flit in that slot increments
+// (G0 NON_DATA + its G1/G2 class, G0 DATA + class, or G0 IDLE); kind 0 is the
+// idle kind, used by every slot no burst covers.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/conditioning.h"
+
+namespace pmonsim {
+
+struct flit_burst {
+    uint64_t start = 0;     // first slot; slot s lies in cycle s / 2
+    uint32_t nondata = 1;   // non-data flits, the header first (>= 1)
+    uint32_t data = 0;      // data flits after them
+    uint8_t nondata_kind = 0;
+    uint8_t data_kind = 0;
+    uint64_t fields = 0;    // header fields, {MATCH1, MATCH0} layout
+    uint64_t end() const { return start + nondata + data; }
+};
+
+constexpr unsigned max_slot_kinds = 16;
+
+struct flit_stream {
+    std::vector<std::vector<unsigned>> kinds;  // kind -> inputs; kinds[0] is idle
+    bool headers_filtered = false;             // receive side: headers go to the packet filter
+    std::deque<flit_burst> bursts;             // in slot order, not overlapping
+
+    // Calls f(pos, len, kind, header_burst) for consecutive runs of equal
+    // slots covering [2 * from, 2 * to), starting at bursts[idx], where
+    // header_burst is the burst whose header is the run's only slot (else
+    // null). Leaves idx at the first burst not wholly before slot 2 * to.
+    // f returns false to stop the walk early (idx is then unspecified).
+    template <class F>
+    void walk(cycle_t from, cycle_t to, size_t& idx, F&& f) const {
+        uint64_t pos = 2 * from;
+        const uint64_t end = 2 * to;
+        // One call site for f, so that it is inlined.
+        while (pos < end) {
+            uint64_t run_end = end;
+            uint8_t kind = 0;
+            const flit_burst* header = nullptr;
+            const flit_burst* b = idx < bursts.size() ? &bursts[idx] : nullptr;
+            if (b && b->start < end) {
+                const uint64_t data_from = b->start + b->nondata;
+                if (pos < b->start) {
+                    run_end = b->start;
+                } else if (pos == b->start) {
+                    run_end = pos + 1;
+                    kind = b->nondata_kind;
+                    header = b;
+                } else if (pos < data_from) {
+                    run_end = std::min(data_from, end);
+                    kind = b->nondata_kind;
+                } else {
+                    run_end = std::min(data_from + b->data, end);
+                    kind = b->data_kind;
+                }
+                if (run_end == b->end()) ++idx;
+            }
+            if (!f(pos, run_end - pos, kind, header)) return;
+            pos = run_end;
+        }
+    }
+
+    // The kind of slot s and the burst whose header it is (null if none),
+    // searching from bursts[idx].
+    uint8_t kind_at(uint64_t s, size_t idx, const flit_burst** header) const {
+        *header = nullptr;
+        for (; idx < bursts.size() && bursts[idx].start <= s; ++idx) {
+            const flit_burst& b = bursts[idx];
+            if (s >= b.end()) continue;
+            if (s == b.start) *header = &b;
+            return s < b.start + b.nondata ? b.nondata_kind : b.data_kind;
+        }
+        return 0;
+    }
+};
+
+// One counter following one direction's slots through a walk: the per-cycle
+// increment is g (its inputs from elsewhere, constant over the walk) plus the
+// weights of the cycle's two slots. A run of slots splits into whole cycles
+// of equal increment (one closed-form step) and at most one cycle shared with
+// the next run (`half` carries the first slot's weight into it).
+struct flit_lane {
+    conditioning cond;
+    bool plain = true;                        // no threshold: just sum
+    uint32_t g = 0;
+    std::array<uint8_t, max_slot_kinds> w{};  // weight of a slot of each kind
+    uint8_t header_w = 0;                     // extra weight of a matching header
+    bool prev = false;
+    uint64_t add = 0;                         // counted during the walk
+    int32_t half = -1;                        // weight of an unpaired slot, -1 none
+
+    // `len` >= 1 slots of weight `wt`.
+    void feed(uint64_t len, uint32_t wt) {
+        if (plain) {
+            add += wt * len;
+            return;
+        }
+        if (half >= 0) {
+            add += condition_cycle(cond, g + static_cast<uint32_t>(half) + wt, prev);
+            half = -1;
+            if (--len == 0) return;
+        }
+        if (const uint64_t m = len >> 1) {
+            const uint32_t inc = g + 2 * wt;
+            const run_adds a = condition_run(cond, inc, prev);
+            add += a.first + a.rest * (m - 1);
+            prev = condition_after_run(cond, inc, prev);
+        }
+        if (len & 1) half = static_cast<int32_t>(wt);
+    }
+};
+
+}  // namespace pmonsim
