@@ -104,6 +104,8 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
       streams_(std::make_shared<std::array<flit_stream, 2>>()) {
     unsigned n_inputs = spec_.catalog ? spec_.catalog->input_count() : 0;
     inputs_.assign(n_inputs, 0);
+    uses_.assign(n_inputs, {});
+    if (spec_.counters > 4) throw std::logic_error(spec_.name + ": more than 4 counters");
     if (spec_.kind == box_kind::qpi && spec_.catalog) {
         if (auto e = spec_.catalog->find(static_cast<uint8_t>(spec_.cto_code), true))
             cto_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
@@ -121,6 +123,23 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
 // Control decoding
 
 void box_core::decode(unsigned i) {
+    decode_ctl(i);
+    // What the walk reads per segment, kept current as inputs change:
+    // which counters sum each input, their summed increment, and who may
+    // raise messages.
+    const counter& c = ctr_[i];
+    for (auto& u : uses_) u[i] = 0;
+    uint64_t inc = 0;
+    for (unsigned in : c.inputs) {
+        ++uses_[in][i];
+        inc += inputs_[in];
+    }
+    ginc_[i] = inc;
+    ov_mask_ &= ~(1u << i);
+    if (c.en && c.counts && c.ov_en) ov_mask_ |= 1u << i;
+}
+
+void box_core::decode_ctl(unsigned i) {
     counter& c = ctr_[i];
     const uint32_t v = c.ctl;
     c.en = get_bit(v, kEn);
@@ -183,6 +202,8 @@ void box_core::derive_slot_weights(counter& c) const {
             c.slot_w[k] = static_cast<uint8_t>(w);
             follow(d);
         }
+        uint32_t max_w = 0;
+        for (uint8_t w : c.slot_w) max_w = std::max<uint32_t>(max_w, w);
         if (st.headers_filtered && cto_input_ >= 0) {
             const auto n = std::count(c.inputs.begin(), c.inputs.end(), static_cast<unsigned>(cto_input_));
             if (n) {
@@ -190,6 +211,8 @@ void box_core::derive_slot_weights(counter& c) const {
                 follow(d);
             }
         }
+        if (2 * (max_w + c.header_w) > flit_lane::max_x)
+            throw std::logic_error(spec_.name + ": slot weights beyond the walk's table");
     }
 }
 
@@ -227,6 +250,8 @@ bool box_core::frozen() const {
 bool box_core::message_capable(const counter& c) const {
     return c.ov_en && armed_ && spec_.global_bit >= 0;
 }
+
+bool box_core::may_message() const { return ov_mask_ && armed_ && spec_.global_bit >= 0; }
 
 bool box_core::counter_counts(unsigned i) const {
     const counter& c = ctr_.at(i);
@@ -287,13 +312,6 @@ uint64_t box_core::count_matches(cycle_t c) const {
     return n;
 }
 
-uint32_t box_core::increment_of(const counter& c, const std::vector<uint64_t>& in) const {
-    if (spec_.fixed) return 1;
-    uint64_t s = 0;
-    for (unsigned i : c.inputs) s += in[i];
-    return static_cast<uint32_t>(s);
-}
-
 uint64_t box_core::input_now(unsigned input) const {
     uint64_t v = inputs_.at(input);
     if (!steps_.empty() && steps_.front().cycle <= cur_)  // changes for cur_ not applied yet
@@ -332,6 +350,7 @@ uint8_t box_core::add_slot_kind(unsigned dir, std::vector<unsigned> inputs) {
     for (unsigned in : inputs)
         if (in >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(in));
     st.kinds.push_back(std::move(inputs));
+    has_slots_ = true;
     for (auto& c : ctr_) derive_slot_weights(c);
     return static_cast<uint8_t>(st.kinds.size() - 1);
 }
@@ -404,7 +423,13 @@ void box_core::settle() { apply_due(false); }
 void box_core::apply_due(bool headers) {
     while (!steps_.empty() && steps_.front().cycle <= cur_) {
         const step& s = steps_.front();
-        for (unsigned k = 0; k < s.n; ++k) inputs_[s.change[k].input] += s.change[k].delta;
+        for (unsigned k = 0; k < s.n; ++k) {
+            const unsigned in = s.change[k].input;
+            const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.change[k].delta));
+            inputs_[in] += d;
+            const auto& u = uses_[in];
+            for (unsigned i = 0; i < 4; ++i) ginc_[i] += u[i] * d;
+        }
         std::pop_heap(steps_.begin(), steps_.end(), later{});
         steps_.pop_back();
     }
@@ -442,7 +467,7 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
     const flit_stream& st = (*streams_)[d];
     // Counters without a threshold only need how many slots of each kind
     // (and matching headers) the walk saw; the others follow the cycles.
-    std::array<flit_lane, 4> lanes;
+    flit_lane lanes[4];
     std::array<unsigned, 4> lane_of{}, plain_of{};
     unsigned n_lanes = 0, n_plain = 0;
     for (unsigned i = 0; i < ctr_.size(); ++i) {
@@ -452,13 +477,7 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
             plain_of[n_plain++] = i;
             continue;
         }
-        flit_lane& l = lanes[n_lanes];
-        l.cond = c.cond;
-        l.plain = false;
-        l.g = incs[i];
-        l.w = c.slot_w;
-        l.header_w = c.header_w;
-        l.prev = c.prev;
+        lanes[n_lanes].prepare(c.cond, incs[i], c.slot_w.data(), c.header_w, c.prev);
         lane_of[n_lanes++] = i;
     }
     if (n_lanes + n_plain == 0) {
@@ -473,8 +492,7 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
         slots[kind] += len;
         const bool hit = h && filtered && filter_matches(h->fields);
         hits += hit;
-        for (unsigned k = 0; k < n_lanes; ++k)
-            lanes[k].feed(len, lanes[k].w[kind] + (hit ? lanes[k].header_w : 0u));
+        for (unsigned k = 0; k < n_lanes; ++k) lanes[k].feed(len, lanes[k].w[kind] + (hit ? lanes[k].header_w : 0u));
         return true;
     });
     drop_consumed(d, idx);
@@ -510,23 +528,22 @@ std::optional<std::pair<uint64_t, unsigned>> box_core::first_slot_carry(
         const uint64_t per_cycle = c.cond.thresh ? 1 : incs[i] + 2ull * (max_w + c.header_w);
         if (c.value + static_cast<unsigned __int128>(per_cycle) * n < (static_cast<unsigned __int128>(1) << spec_.width))
             continue;
-        // Walk this counter alone, cycle-exactly, to its first carry.
-        flit_lane l;
-        l.cond = c.cond;
-        l.plain = false;  // the carry's cycle needs the cycle structure
-        l.g = incs[i];
-        l.prev = c.prev;
+        // Walk this counter alone, cycle-exactly, to its first carry (the
+        // rule of conditioning.h per cycle or run, not the walk's shortcuts).
+        const uint32_t g = incs[i];
+        bool prev = c.prev;
+        uint64_t add = 0;
+        int32_t half = -1;
         std::optional<uint64_t> at;
-        auto carried = [&] { return (c.value + l.add) >> spec_.width; };
         size_t idx = first_[d];
         st.walk(cur_, cur_ + n, idx, [&](uint64_t pos, uint64_t len, uint8_t kind, const flit_burst* h) {
             const bool hit = h && st.headers_filtered && filter_matches(h->fields);
             const uint32_t wt = c.slot_w[kind] + (hit ? c.header_w : 0u);
             uint64_t cyc = pos / 2;
-            if (l.half >= 0) {  // pos is odd: finish cycle pos / 2
-                l.add += condition_cycle(l.cond, l.g + static_cast<uint32_t>(l.half) + wt, l.prev);
-                l.half = -1;
-                if (carried()) {
+            if (half >= 0) {  // pos is odd: finish cycle pos / 2
+                add += condition_cycle(c.cond, g + static_cast<uint32_t>(half) + wt, prev);
+                half = -1;
+                if ((c.value + add) >> spec_.width) {
                     at = cyc;
                     return false;
                 }
@@ -534,17 +551,17 @@ std::optional<std::pair<uint64_t, unsigned>> box_core::first_slot_carry(
                 if (--len == 0) return true;
             }
             if (const uint64_t m = len >> 1) {
-                const uint32_t inc = l.g + 2 * wt;
-                const run_adds a = condition_run(l.cond, inc, l.prev);
-                const uint64_t k = carry_index(c.value + l.add, a, m, spec_.width);
+                const uint32_t inc = g + 2 * wt;
+                const run_adds a = condition_run(c.cond, inc, prev);
+                const uint64_t k = carry_index(c.value + add, a, m, spec_.width);
                 if (k < m) {
                     at = cyc + k;
                     return false;
                 }
-                l.add += a.first + a.rest * (m - 1);
-                l.prev = condition_after_run(l.cond, inc, l.prev);
+                add += a.first + a.rest * (m - 1);
+                prev = condition_after_run(c.cond, inc, prev);
             }
-            if (len & 1) l.half = static_cast<int32_t>(wt);
+            if (len & 1) half = static_cast<int32_t>(wt);
             return true;
         });
         if (at && (!best || *at - cur_ < best->first)) best = std::make_pair(*at - cur_, i);
@@ -564,8 +581,10 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         const uint64_t n = next - cur_;
 
         if (frozen()) {  // edge state holds, nothing counts
-            skip_slots(0, next);
-            skip_slots(1, next);
+            if (has_slots_) {
+                skip_slots(0, next);
+                skip_slots(1, next);
+            }
             cur_ = next;
             continue;
         }
@@ -585,7 +604,7 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             counter& c = ctr_[i];
             if (!c.en || !c.counts) continue;
-            incs[i] = increment_of(c, inputs_);
+            incs[i] = spec_.fixed ? 1 : static_cast<uint32_t>(ginc_[i]);
             if (cto_input_ >= 0 && cto_now_ &&
                 std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
                 incs[i] += cto_now_;
@@ -617,8 +636,10 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
                     status_ |= 1u << i;
             }
         }
-        walk_slots(0, run, incs);
-        walk_slots(1, run, incs);
+        if (has_slots_) {
+            walk_slots(0, run, incs);
+            walk_slots(1, run, incs);
+        }
         cur_ += run;
         if (who >= 0) {
             overflow_message m{cur_ - 1, static_cast<unsigned>(who)};
@@ -636,9 +657,7 @@ std::optional<overflow_message> box_core::sync(time_ps t, bool stop_on_message) 
 }
 
 std::optional<cycle_t> box_core::predict_message() const {
-    bool any = false;
-    for (const counter& c : ctr_) any |= c.en && c.counts && message_capable(c);
-    if (!any || frozen()) return std::nullopt;  // freeze changes only through the owner
+    if (!may_message() || frozen()) return std::nullopt;  // freeze changes only through the owner
     // The same walk on a trial copy, to the end of time or the first message.
     box_core trial(*this);
     trial.diags_ = nullptr;

@@ -77,6 +77,9 @@ public:
     std::optional<overflow_message> sync(time_ps t, bool stop_on_message = false);
     // The next cycle that will raise a message under the inputs posted so far.
     std::optional<cycle_t> predict_message() const;
+    // Whether any counter could raise a message now (cheap; predict_message()
+    // walks the posted inputs).
+    bool may_message() const;
 
     // --- freeze inputs from outside the box (effective from the current cycle) --
     void set_global_freeze(bool on, time_ps now = 0);
@@ -171,6 +174,7 @@ private:
     struct header { cycle_t cycle; uint64_t fields; };
 
     void decode(unsigned i);
+    void decode_ctl(unsigned i);
     void derive_slot_weights(counter& c) const;
     // Flit-slot counting over [cur_, cur_ + n) for the counters following
     // direction d; incs[i] is counter i's increment from other inputs.
@@ -182,7 +186,6 @@ private:
     void skip_slots(unsigned d, cycle_t to);
     void drop_consumed(unsigned d, size_t idx);
     uint64_t slot_input_now(unsigned input) const;
-    uint32_t increment_of(const counter& c, const std::vector<uint64_t>& in) const;
     // Applies the input changes (and, with `headers`, the packet headers)
     // due at cur_; idempotent.
     void apply_due(bool headers);
@@ -208,6 +211,9 @@ private:
     bool armed_ = true;
 
     std::vector<uint64_t> inputs_;
+    std::vector<std::array<uint8_t, 4>> uses_;  // per input: times each counter sums it
+    std::array<uint64_t, 4> ginc_{};            // per counter: sum of its inputs_
+    uint32_t ov_mask_ = 0;                      // counters that count with ov_en
     std::vector<step> steps_;      // min-heap (later)
     std::deque<header> headers_;   // sorted by cycle
     int cto_input_ = -1;
@@ -221,6 +227,7 @@ private:
     std::shared_ptr<std::array<flit_stream, 2>> streams_;
     std::array<size_t, 2> first_{};
     bool trial_ = false;
+    bool has_slots_ = false;
 };
 
 }  // namespace pmonsim

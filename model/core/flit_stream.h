@@ -49,28 +49,30 @@ struct flit_stream {
     void walk(cycle_t from, cycle_t to, size_t& idx, F&& f) const {
         uint64_t pos = 2 * from;
         const uint64_t end = 2 * to;
+        auto it = bursts.begin() + static_cast<std::ptrdiff_t>(idx);
+        const auto last = bursts.end();
         // One call site for f, so that it is inlined.
         while (pos < end) {
             uint64_t run_end = end;
             uint8_t kind = 0;
             const flit_burst* header = nullptr;
-            const flit_burst* b = idx < bursts.size() ? &bursts[idx] : nullptr;
-            if (b && b->start < end) {
-                const uint64_t data_from = b->start + b->nondata;
-                if (pos < b->start) {
-                    run_end = b->start;
-                } else if (pos == b->start) {
+            if (it != last && it->start < end) {
+                const flit_burst& b = *it;
+                const uint64_t data_from = b.start + b.nondata;
+                if (pos < b.start) {
+                    run_end = b.start;
+                } else if (pos == b.start) {
                     run_end = pos + 1;
-                    kind = b->nondata_kind;
-                    header = b;
+                    kind = b.nondata_kind;
+                    header = &b;
                 } else if (pos < data_from) {
                     run_end = std::min(data_from, end);
-                    kind = b->nondata_kind;
+                    kind = b.nondata_kind;
                 } else {
-                    run_end = std::min(data_from + b->data, end);
-                    kind = b->data_kind;
+                    run_end = std::min(data_from + b.data, end);
+                    kind = b.data_kind;
                 }
-                if (run_end == b->end()) ++idx;
+                if (run_end == b.end()) ++it, ++idx;
             }
             if (!f(pos, run_end - pos, kind, header)) return;
             pos = run_end;
@@ -91,37 +93,48 @@ struct flit_stream {
     }
 };
 
-// One counter following one direction's slots through a walk: the per-cycle
-// increment is g (its inputs from elsewhere, constant over the walk) plus the
-// weights of the cycle's two slots. A run of slots splits into whole cycles
-// of equal increment (one closed-form step) and at most one cycle shared with
-// the next run (`half` carries the first slot's weight into it).
+// One counter with a threshold following one direction's slots through a
+// walk: the per-cycle increment is g (its inputs from elsewhere, constant over
+// the walk) plus the weights of the cycle's two slots. A run of slots splits
+// into whole cycles of equal increment (one closed-form step) and at most one
+// cycle shared with the next run (`half` carries the first slot's weight into
+// it). Counters without a threshold need no lane: they only sum weights.
 struct flit_lane {
-    conditioning cond;
-    bool plain = true;                        // no threshold: just sum
-    uint32_t g = 0;
-    std::array<uint8_t, max_slot_kinds> w{};  // weight of a slot of each kind
-    uint8_t header_w = 0;                     // extra weight of a matching header
-    bool prev = false;
-    uint64_t add = 0;                         // counted during the walk
-    int32_t half = -1;                        // weight of an unpaired slot, -1 none
+    // (No member initializers: a walk sets every member in prepare(), and
+    // lanes live on the stack of every walk.)
+    static constexpr unsigned max_x = 15;  // weights of a cycle's two slots
+    const uint8_t* w;   // weight of a slot of each kind (max_slot_kinds)
+    uint8_t header_w;   // extra weight of a matching header
+    bool edge;
+    bool prev;
+    int32_t half;       // weight of an unpaired slot, -1 none
+    uint64_t add;       // counted during the walk
+    // The compare result of a cycle whose slots weigh x in all (threshold
+    // and invert applied to g + x), decided once per walk.
+    std::array<bool, max_x + 1> hit;
 
+    void prepare(const conditioning& c, uint32_t g, const uint8_t* weights, uint8_t hw, bool prev_hit) {
+        for (unsigned x = 0; x <= max_x; ++x) hit[x] = c.invert ? g + x < c.thresh : g + x >= c.thresh;
+        edge = c.edge;
+        w = weights;
+        header_w = hw;
+        prev = prev_hit;
+        half = -1;
+        add = 0;
+    }
     // `len` >= 1 slots of weight `wt`.
     void feed(uint64_t len, uint32_t wt) {
-        if (plain) {
-            add += wt * len;
-            return;
-        }
         if (half >= 0) {
-            add += condition_cycle(cond, g + static_cast<uint32_t>(half) + wt, prev);
+            const bool h = hit[static_cast<uint32_t>(half) + wt];
+            add += edge ? (h && !prev) : h;
+            prev = h;
             half = -1;
             if (--len == 0) return;
         }
         if (const uint64_t m = len >> 1) {
-            const uint32_t inc = g + 2 * wt;
-            const run_adds a = condition_run(cond, inc, prev);
-            add += a.first + a.rest * (m - 1);
-            prev = condition_after_run(cond, inc, prev);
+            const bool h = hit[2 * wt];
+            add += edge ? (h && !prev) : (h ? m : 0);
+            prev = h;
         }
         if (len & 1) half = static_cast<int32_t>(wt);
     }

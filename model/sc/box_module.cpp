@@ -45,10 +45,19 @@ void box_module::on_signal() {
 }
 
 void box_module::reschedule() {
+    // Runs after every posted input: without a counter that can raise a
+    // message there is nothing to predict (and usually nothing to cancel).
+    if (!core_.may_message()) {
+        if (wake_pending_) wake_.cancel();
+        wake_pending_ = false;
+        return;
+    }
     wake_.cancel();
+    wake_pending_ = false;
     if (auto c = core_.predict_message()) {
         const time_ps at = core_.clock().cycle_start(*c + 1);
         wake_.notify(from_ps(at - now_ps()));
+        wake_pending_ = true;
     }
 }
 

@@ -59,6 +59,7 @@ private:
     bool self_frozen_ = false;
     uint64_t messages_ = 0;
     time_ps synced_at_ = ~time_ps{0};
+    bool wake_pending_ = false;  // may be stale true after the wake fired
     std::function<void()> sink_;
 };
 
