@@ -58,23 +58,32 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : 
         auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
         merger_.add(std::move(in), name, ctx);
     }
-    have_ = merger_.next(next_);
+    // Reading the traces again for the replay overlaps with the simulation.
+    pipe_ = std::make_unique<record_pipe>([this](record_pipe::record& r) { return merger_.next(r); });
+    next_ = pipe_->next();
 }
 
 replayer::~replayer() = default;
 
 time_ps replayer::time_left(time_ps now) const {
-    if (have_ && last_ >= now) return last_ + 1 - now;  // records still to post
-    return end_ > now ? end_ - now : 0;
+    if (next_ && last_ >= now) return last_ + 1 - now;  // records still to post
+    time_ps end = end_;  // event runs; packets end where their ports' last flit does
+    for (const auto& socket : boxes_)
+        for (size_t i = 3; i < socket.size(); ++i)
+            for (qpi_dir d : {qpi_dir::rx, qpi_dir::tx}) {
+                const cycle_t after = (socket[i]->link()->next_free_slot(d) + 1) / 2;
+                end = std::max(end, socket[i]->core().clock().cycle_start(after));
+            }
+    return end > now ? end - now : 0;
 }
 
 time_ps replayer::feed(time_ps until) {
-    while (have_ && trace::time_of(next_.record) < until) {
-        post(next_.record);
+    while (next_ && trace::time_of(next_->record) < until) {
+        post(next_->record);
         ++posted_;
-        have_ = merger_.next(next_);
+        next_ = pipe_->next();
     }
-    return have_ ? trace::time_of(next_.record) : ~time_ps{0};
+    return next_ ? trace::time_of(next_->record) : ~time_ps{0};
 }
 
 // uncore_socket::boxes() lists ubox, ubox_fixed, r2pcie, then the QPI ports.
@@ -92,9 +101,7 @@ box_module* replayer::box_of(unsigned socket, box_kind kind, unsigned unit) cons
 void replayer::post(const trace::trace_record& r) {
     if (const auto* p = std::get_if<trace::packet_record>(&r)) {
         box_module* port = box_of(p->socket, box_kind::qpi, p->port);
-        port->post_packet(p->dir, p->cycle, p->packet);
-        const cycle_t last = (port->link()->next_free_slot(p->dir) + 1) / 2;  // cycle after the last slot
-        end_ = std::max(end_, port->core().clock().cycle_start(last));
+        port->post_packet(p->dir, p->cycle, p->packet);  // (its end: see time_left())
     } else {
         const auto& e = std::get<trace::event_record>(r);
         box_module* box = box_of(e.socket, e.kind, e.unit);

@@ -2,12 +2,14 @@
 // and posted into the model just before simulated time reaches them (so the
 // lazily-counting boxes always know their inputs). Every trace is validated
 // completely before anything is replayed: a bad row anywhere means nothing
-// runs. Memory stays flat: one pending record per file.
+// runs. Memory stays flat: one pending record per file, plus the batches the
+// reading thread (record_pipe.h) keeps ready ahead of the simulation.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "record_pipe.h"
 #include "sc/uncore_system.h"
 #include "trace/trace_reader.h"
 
@@ -38,8 +40,8 @@ private:
     std::vector<std::vector<box_module*>> boxes_;  // per socket, in uncore_socket::boxes() order
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     trace::trace_merger merger_;
-    trace::trace_merger::merged_record next_;
-    bool have_ = false;
+    std::unique_ptr<record_pipe> pipe_;  // after merger_: stops before it goes
+    const record_pipe::record* next_ = nullptr;
     time_ps end_ = 0;
     time_ps last_ = 0;
     uint64_t posted_ = 0;

@@ -379,8 +379,7 @@ void box_core::drop_consumed(unsigned d, size_t idx) {
         first_[d] = idx;
         return;
     }
-    auto& q = (*streams_)[d].bursts;
-    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(idx));
+    (*streams_)[d].bursts.pop_front(idx);
     first_[d] = 0;
 }
 

@@ -15,7 +15,6 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "core/clock.h"
@@ -35,10 +34,37 @@ struct flit_burst {
 
 constexpr unsigned max_slot_kinds = 16;
 
+// A FIFO of bursts in one growing ring: a replay pushes and pops millions of
+// them, and a deque would allocate and free a block every few packets.
+class burst_ring {
+public:
+    size_t size() const { return tail_ - head_; }
+    bool empty() const { return tail_ == head_; }
+    const flit_burst& operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
+    const flit_burst& back() const { return (*this)[size() - 1]; }
+    void push_back(const flit_burst& b) {
+        if (size() == buf_.size()) grow();
+        buf_[tail_++ & mask_] = b;
+    }
+    void pop_front(size_t n) { head_ += n; }
+
+private:
+    void grow() {
+        std::vector<flit_burst> bigger(buf_.empty() ? 64 : 2 * buf_.size());
+        for (size_t i = 0; i < size(); ++i) bigger[i] = (*this)[i];
+        tail_ = size();
+        head_ = 0;
+        buf_.swap(bigger);
+        mask_ = buf_.size() - 1;
+    }
+    std::vector<flit_burst> buf_;
+    size_t head_ = 0, tail_ = 0, mask_ = 0;
+};
+
 struct flit_stream {
     std::vector<std::vector<unsigned>> kinds;  // kind -> inputs; kinds[0] is idle
     bool headers_filtered = false;             // receive side: headers go to the packet filter
-    std::deque<flit_burst> bursts;             // in slot order, not overlapping
+    burst_ring bursts;                         // in slot order, not overlapping
 
     // Calls f(pos, len, kind, header_burst) for consecutive runs of equal
     // slots covering [2 * from, 2 * to), starting at bursts[idx], where
@@ -49,15 +75,14 @@ struct flit_stream {
     void walk(cycle_t from, cycle_t to, size_t& idx, F&& f) const {
         uint64_t pos = 2 * from;
         const uint64_t end = 2 * to;
-        auto it = bursts.begin() + static_cast<std::ptrdiff_t>(idx);
-        const auto last = bursts.end();
+        const size_t n = bursts.size();
         // One call site for f, so that it is inlined.
         while (pos < end) {
             uint64_t run_end = end;
             uint8_t kind = 0;
             const flit_burst* header = nullptr;
-            if (it != last && it->start < end) {
-                const flit_burst& b = *it;
+            if (idx < n && bursts[idx].start < end) {
+                const flit_burst& b = bursts[idx];
                 const uint64_t data_from = b.start + b.nondata;
                 if (pos < b.start) {
                     run_end = b.start;
@@ -72,7 +97,7 @@ struct flit_stream {
                     run_end = std::min(data_from + b.data, end);
                     kind = b.data_kind;
                 }
-                if (run_end == b.end()) ++it, ++idx;
+                if (run_end == b.end()) ++idx;
             }
             if (!f(pos, run_end - pos, kind, header)) return;
             pos = run_end;

@@ -4,30 +4,6 @@
 
 namespace pmonsim {
 
-packet_shape shape_of(const qpi_packet& p) {
-    const bool opc3 = (p.opc >> 3) & 1;
-    unsigned flits = 1, data = 0;
-    if (p.mc == qpi_mc::drs || p.mc == qpi_mc::ncb) {
-        flits = opc3 ? 11 : 9;  // 1 or 3 non-data flits + 8 data flits
-        data = 8;
-    } else if (p.mc == qpi_mc::ncs) {
-        flits = opc3 ? 3 : 1;
-    }
-    if (p.flits) {  // an explicit size keeps at least one header flit
-        flits = p.flits;
-        data = data ? std::min(8u, flits - 1) : 0;
-    }
-    return {flits, data};
-}
-
-uint64_t filter_fields(const qpi_packet& p) {
-    const uint64_t m0 = (uint64_t{(p.rnid >> 4) & 1u} << 31) | (uint64_t{p.dnid & 31u} << 13) |
-                        (uint64_t{p.mc & 15u} << 9) | (uint64_t{p.opc & 15u} << 5) |
-                        (uint64_t{p.vn & 3u} << 3);
-    const uint64_t m1 = (uint64_t{p.rds & 15u} << 16) | (p.rnid & 15u);
-    return (m1 << 32) | m0;
-}
-
 qpi_link::qpi_link(box_core& box) : box_(box) {
     const event_catalog& cat = *box.spec().catalog;
     const char* g0[2] = {"RxL_FLITS_G0", "TxL_FLITS_G0"};

@@ -19,7 +19,7 @@ void box_module::sync() {
     const time_ps t = now_ps();
     // A replay posts many packets at one simulation time: the box is
     // already there after the first (it never moves back).
-    if (t == synced_at_ && core_.cycle() == core_.clock().cycles_before(t)) return;
+    if (t == synced_at_) return;
     synced_at_ = t;
     while (auto m = core_.sync(t, true)) {
         (void)m;

@@ -13,7 +13,10 @@ inline uint64_t ps_unit() {
     static const uint64_t unit = sc_core::sc_time(1, sc_core::SC_PS).value();
     return unit;
 }
-inline time_ps to_ps(const sc_core::sc_time& t) { return t.value() / ps_unit(); }
+inline time_ps to_ps(const sc_core::sc_time& t) {
+    const uint64_t unit = ps_unit();
+    return unit == 1 ? t.value() : t.value() / unit;  // 1 ps is SystemC's default resolution
+}
 inline sc_core::sc_time from_ps(time_ps p) { return sc_core::sc_time::from_value(p * ps_unit()); }
 inline time_ps now_ps() { return to_ps(sc_core::sc_time_stamp()); }
 
