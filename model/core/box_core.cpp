@@ -487,13 +487,48 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
     uint64_t hits = 0;
     size_t idx = first_[d];
     const bool filtered = st.headers_filtered;
-    st.walk(cur_, cur_ + n, idx, [&](uint64_t, uint64_t len, uint8_t kind, const flit_burst* h) {
+    auto run = [&](uint64_t, uint64_t len, uint8_t kind, const flit_burst* h) {
         slots[kind] += len;
         const bool hit = h && filtered && filter_matches(h->fields);
         hits += hit;
         for (unsigned k = 0; k < n_lanes; ++k) lanes[k].feed(len, lanes[k].w[kind] + (hit ? lanes[k].header_w : 0u));
         return true;
-    });
+    };
+    uint64_t pos = 2 * cur_;
+    const uint64_t end = 2 * (cur_ + n);
+    const size_t nb = st.bursts.size();
+    if (idx < nb && st.bursts[idx].start < pos) {  // a packet under way when the walk began
+        const uint64_t to = std::min(st.bursts[idx].end(), end);
+        st.walk_slots(pos, to, idx, run);
+        pos = to;
+    }
+    // Whole packets inside the walk: the idle gap, then its flits in at
+    // most three runs (the header alone only when it adds to some lane).
+    for (; idx < nb && st.bursts[idx].end() <= end; ++idx) {
+        const flit_burst& b = st.bursts[idx];
+        if (b.start > pos) {
+            const uint64_t gap = b.start - pos;
+            slots[0] += gap;
+            for (unsigned k = 0; k < n_lanes; ++k) lanes[k].feed(gap, lanes[k].w[0]);
+        }
+        const bool hit = filtered && filter_matches(b.fields);
+        hits += hit;
+        slots[b.nondata_kind] += b.nondata;
+        slots[b.data_kind] += b.data;
+        for (unsigned k = 0; k < n_lanes; ++k) {
+            flit_lane& l = lanes[k];
+            const uint32_t w = l.w[b.nondata_kind];
+            if (hit && l.header_w) {
+                l.feed(1, w + l.header_w);
+                if (b.nondata > 1) l.feed(b.nondata - 1, w);
+            } else {
+                l.feed(b.nondata, w);
+            }
+            if (b.data) l.feed(b.data, l.w[b.data_kind]);
+        }
+        pos = b.end();
+    }
+    if (pos < end) st.walk_slots(pos, end, idx, run);  // a packet running past the walk, idle after
     drop_consumed(d, idx);
     auto count = [&](unsigned i, unsigned __int128 total, bool prev) {
         counter& c = ctr_[i];

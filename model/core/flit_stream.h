@@ -73,8 +73,11 @@ struct flit_stream {
     // f returns false to stop the walk early (idx is then unspecified).
     template <class F>
     void walk(cycle_t from, cycle_t to, size_t& idx, F&& f) const {
-        uint64_t pos = 2 * from;
-        const uint64_t end = 2 * to;
+        walk_slots(2 * from, 2 * to, idx, f);
+    }
+    // The same over slots [pos, end).
+    template <class F>
+    void walk_slots(uint64_t pos, const uint64_t end, size_t& idx, F&& f) const {
         const size_t n = bursts.size();
         // One call site for f, so that it is inlined.
         while (pos < end) {
