@@ -11,6 +11,10 @@ namespace pmonsim {
 
 namespace {
 
+// Beyond any real run (36 years of a 1 GHz clock), so slot numbers (2 per
+// cycle) and sums of increments stay far from 64 bits.
+constexpr cycle_t kHorizon = cycle_t{1} << 60;
+
 constexpr unsigned kEn = 22, kEdge = 18, kRst = 17, kOvEn = 20, kExt = 21, kInv = 23;
 
 bool has_field(const register_def& r, const char* name) {
@@ -104,6 +108,7 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
       streams_(std::make_shared<std::array<flit_stream, 2>>()) {
     unsigned n_inputs = spec_.catalog ? spec_.catalog->input_count() : 0;
     inputs_.assign(n_inputs, 0);
+    rising_.assign(n_inputs, 0);
     uses_.assign(n_inputs, {});
     if (spec_.counters > 4) throw std::logic_error(spec_.name + ": more than 4 counters");
     if (spec_.kind == box_kind::qpi && spec_.catalog) {
@@ -114,7 +119,7 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     if (spec_.catalog)
         if (auto e = spec_.catalog->find("CLOCKTICKS")) {
             clock_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
-            steps_.push_back({0, 1, {{static_cast<unsigned>(clock_input_), 1}}});
+            push_step({0, 1, {{static_cast<unsigned>(clock_input_), 1}}});
         }
     for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);
 }
@@ -187,6 +192,7 @@ void box_core::derive_slot_weights(counter& c) const {
     c.flit_dir = -1;
     c.slot_w = {};
     c.header_w = 0;
+    c.max_slot_w = 0;
     if (!c.counts) return;
     auto follow = [&](int d) {
         if (c.flit_dir >= 0 && c.flit_dir != d)
@@ -211,6 +217,7 @@ void box_core::derive_slot_weights(counter& c) const {
                 follow(d);
             }
         }
+        c.max_slot_w = std::max<uint32_t>(c.max_slot_w, max_w);
         if (2 * (max_w + c.header_w) > flit_lane::max_x)
             throw std::logic_error(spec_.name + ": slot weights beyond the walk's table");
     }
@@ -253,6 +260,34 @@ bool box_core::message_capable(const counter& c) const {
 
 bool box_core::may_message() const { return ov_mask_ && armed_ && spec_.global_bit >= 0; }
 
+// A bound, not a walk: each message-capable counter's increment per cycle
+// cannot exceed what its inputs hold now plus every rise still pending, plus
+// two slots of its heaviest flit kind and every pending header; so it cannot
+// carry before it has had (room to the wrap) / (that bound) cycles.
+cycle_t box_core::message_horizon() const {
+    if (!may_message() || frozen()) return kHorizon;
+    cycle_t h = kHorizon;
+    const unsigned __int128 limit = static_cast<unsigned __int128>(1) << spec_.width;
+    for (unsigned i = 0; i < ctr_.size(); ++i) {
+        if (!(ov_mask_ & (1u << i))) continue;
+        const counter& c = ctr_[i];
+        uint64_t m = 1;  // a threshold or the fixed counter: at most 1 per cycle
+        if (!spec_.fixed && c.cond.thresh == 0) {
+            m = 0;
+            for (unsigned in : c.inputs) {
+                m += inputs_[in] + rising_[in];
+                if (static_cast<int>(in) == cto_input_) m += headers_.size() + cto_now_;
+            }
+            if (c.flit_dir >= 0) m += 2ull * (c.max_slot_w + c.header_w);
+        }
+        if (m == 0) continue;  // nothing posted can make it count
+        const unsigned __int128 need = limit - c.value;
+        const unsigned __int128 k = (need + m - 1) / m - 1;  // cycles before its carry, at least
+        h = std::min<cycle_t>(h, k >= kHorizon - cur_ ? kHorizon : cur_ + static_cast<cycle_t>(k));
+    }
+    return h;
+}
+
 bool box_core::counter_counts(unsigned i) const {
     const counter& c = ctr_.at(i);
     return c.en && c.counts && !frozen();
@@ -280,6 +315,12 @@ void box_core::post_steps(cycle_t from, const input_change* changes, unsigned n)
     if (from < cur_)
         throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
                                " but the box is already at cycle " + std::to_string(cur_));
+    push_step(st);
+}
+
+void box_core::push_step(const step& st) {
+    for (unsigned k = 0; k < st.n; ++k)
+        if (st.change[k].delta > 0) rising_[st.change[k].input] += static_cast<uint64_t>(st.change[k].delta);
     steps_.push_back(st);
     std::push_heap(steps_.begin(), steps_.end(), later{});
 }
@@ -426,6 +467,7 @@ void box_core::apply_due(bool headers) {
             const unsigned in = s.change[k].input;
             const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.change[k].delta));
             inputs_[in] += d;
+            if (s.change[k].delta > 0) rising_[in] -= d;
             const auto& u = uses_[in];
             for (unsigned i = 0; i < 4; ++i) ginc_[i] += u[i] * d;
         }
@@ -445,10 +487,6 @@ void box_core::apply_due(bool headers) {
 }
 
 namespace {
-
-// Beyond any real run (36 years of a 1 GHz clock), so slot numbers (2 per
-// cycle) and sums of increments stay far from 64 bits.
-constexpr cycle_t kHorizon = cycle_t{1} << 60;
 
 // Adds `total` to a counter: wraparound, carries and the status bit.
 struct add_result {

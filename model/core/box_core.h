@@ -80,6 +80,10 @@ public:
     // Whether any counter could raise a message now (cheap; predict_message()
     // walks the posted inputs).
     bool may_message() const;
+    // A cycle before which no message can be raised under the inputs posted
+    // so far (cheap, from bounds; predict_message() is exact). A very large
+    // value when none can be raised.
+    cycle_t message_horizon() const;
 
     // --- freeze inputs from outside the box (effective from the current cycle) --
     void set_global_freeze(bool on, time_ps now = 0);
@@ -160,6 +164,7 @@ private:
         int flit_dir = -1;
         std::array<uint8_t, max_slot_kinds> slot_w{};  // weight per slot kind
         uint8_t header_w = 0;                          // counts CTO_COUNT's input
+        uint32_t max_slot_w = 0;                       // heaviest slot kind
     };
     // A posted input change. Kept in a binary min-heap on `cycle`: posts arrive
     // almost in order and are consumed in order, without a node per change.
@@ -173,6 +178,7 @@ private:
     };
     struct header { cycle_t cycle; uint64_t fields; };
 
+    void push_step(const step& st);
     void decode(unsigned i);
     void decode_ctl(unsigned i);
     void derive_slot_weights(counter& c) const;
@@ -211,6 +217,7 @@ private:
     bool armed_ = true;
 
     std::vector<uint64_t> inputs_;
+    std::vector<uint64_t> rising_;              // per input: positive steps not applied yet
     std::vector<std::array<uint8_t, 4>> uses_;  // per input: times each counter sums it
     std::array<uint64_t, 4> ginc_{};            // per counter: sum of its inputs_
     uint32_t ov_mask_ = 0;                      // counters that count with ov_en

@@ -1,5 +1,7 @@
 #include "sc/box_module.h"
 
+#include <algorithm>
+
 #include "sc/time_util.h"
 
 namespace pmonsim {
@@ -54,11 +56,22 @@ void box_module::reschedule() {
     }
     wake_.cancel();
     wake_pending_ = false;
-    if (auto c = core_.predict_message()) {
-        const time_ps at = core_.clock().cycle_start(*c + 1);
-        wake_.notify(from_ps(at - now_ps()));
-        wake_pending_ = true;
+    // The exact prediction walks every pending input, after every post. While
+    // no message can come within kExactWindow cycles (a bound), wake then
+    // instead, to look again.
+    constexpr cycle_t kExactWindow = 4096, kFarthest = cycle_t{1} << 40;
+    const cycle_t now = core_.cycle(), horizon = core_.message_horizon();
+    cycle_t wake_at;
+    if (horizon > now + kExactWindow) {
+        wake_at = std::min(horizon, now + kFarthest);
+    } else if (auto c = core_.predict_message()) {
+        wake_at = *c + 1;
+    } else {
+        return;
     }
+    const time_ps t = now_ps();
+    wake_.notify(from_ps(std::max(core_.clock().cycle_start(wake_at), t) - t));
+    wake_pending_ = true;
 }
 
 uint64_t box_module::read(const register_def& r, uint64_t mask) {

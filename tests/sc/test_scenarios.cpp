@@ -132,6 +132,53 @@ TEST(Scenario, IvbOverflowIsVisibleAtTheInstantItHappens) {
     });
 }
 
+// A sampling counter preloaded far from the wrap on a flit event: the port
+// does not predict its message exactly after every packet while the wrap is
+// still far (box_module wakes at a bound and looks again), yet the message
+// comes in the exact cycle of the K-th data flit, whether the packets were
+// all posted up front or a little ahead at a time (as a replay does).
+// (One system per process: a parameter per posting style.)
+class FarPreload : public ::testing::TestWithParam<bool> {};
+
+TEST_P(FarPreload, IvbFlitCounterMessagesInTheExactCycle) {
+    {
+        const bool up_front = GetParam();
+        uncore_config cfg;
+        uncore_system sys("sys", cfg);
+        const uint64_t K = 35000, packets = 6000;  // 48000 data flits: the wrap is in there
+        const cycle_t c0 = 10;                     // all headers ready then: back to back
+        // Where the K-th data flit goes, and how many data flits its cycle ends with.
+        const uint64_t s0 = 2 * c0, j = (K - 1) / 8, slot = s0 + 9 * j + 1 + (K - 1) % 8;
+        const cycle_t carry = slot / 2;
+        uint64_t through = 0;
+        for (uint64_t s = s0; s <= 2 * carry + 1; ++s) through += (s - s0) % 9 != 0;
+        run_script([&] {
+            box_module& port = *sys.socket(0).boxes()[3];
+            const uint64_t preload = (1ull << 48) - K;
+            sys.pci_write(kBus, kQpiDev, kPmon, 0xA0, 4, preload & 0xFFFFFFFF);
+            sys.pci_write(kBus, kQpiDev, kPmon, 0xA4, 4, preload >> 32);
+            sys.pci_write(kBus, kQpiDev, kPmon, 0xD8, 4, 0x00500201);  // RxL_FLITS_G0.DATA, en, ov_en
+            qpi_packet drs;
+            drs.mc = qpi_mc::drs;  // 1 header + 8 data flits
+            uint64_t posted = 0;
+            while (posted < packets) {
+                const uint64_t n = up_front ? packets : 100;  // 100 packets = 450 cycles
+                for (uint64_t k = 0; k < n; ++k, ++posted) port.post_packet(qpi_dir::rx, c0, drs);
+                if (!up_front) wait_ns(400);
+            }
+            wait_ns(30000 - sc_core::sc_time_stamp().to_seconds() * 1e9);
+            EXPECT_EQ(port.messages(), 1u);
+            EXPECT_EQ(read_ctr(sys, kQpiDev, kPmon, 0), through - K) << "frozen from the cycle after the carry";
+            uint64_t gs = 0;
+            ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+            EXPECT_EQ(gs, 1u << 22);
+        });
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenario, FarPreload, ::testing::Values(true, false),
+                         [](const auto& i) { return i.param ? "PostedUpFront" : "PostedInChunks"; });
+
 TEST(Scenario, SnbFrzWithoutFrzEnDoesNotFreeze) {
     uncore_config cfg;
     cfg.cpu = cpu_model::snb_ep;
