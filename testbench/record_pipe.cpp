@@ -4,7 +4,9 @@ namespace pmonsim {
 
 record_pipe::record_pipe(source_fn source, std::size_t batch, std::size_t depth)
     : source_(std::move(source)), batch_size_(batch ? batch : 1) {
-    for (std::size_t i = 0; i < (depth ? depth : 1); ++i) {
+    depth = depth ? depth : 1;
+    refill_at_ = (depth + 1) / 2;
+    for (std::size_t i = 0; i < depth; ++i) {
         free_.emplace_back();
         free_.back().records.resize(batch_size_);
     }
@@ -25,7 +27,11 @@ void record_pipe::produce() {
         batch_t b;
         {
             std::unique_lock<std::mutex> lock(m_);
-            cv_.wait(lock, [&] { return stop_ || !free_.empty(); });
+            if (free_.empty() && !stop_) {
+                producer_waiting_ = true;
+                cv_.wait(lock, [&] { return stop_ || free_.size() >= refill_at_; });
+                producer_waiting_ = false;
+            }
             if (stop_) return;
             b = std::move(free_.back());
             free_.pop_back();
@@ -46,11 +52,13 @@ void record_pipe::produce() {
             b.last = true;
         }
         const bool last = b.last;
+        bool wake;
         {
             std::lock_guard<std::mutex> lock(m_);
             full_.push_back(std::move(b));
+            wake = consumer_waiting_;
         }
-        cv_.notify_all();
+        if (wake) cv_.notify_all();
         if (last) return;
     }
 }
@@ -72,9 +80,13 @@ const record_pipe::record* record_pipe::next() {
         if (have_cur_) {  // hand the used batch back for refilling
             free_.push_back(std::move(cur_));
             have_cur_ = false;
-            cv_.notify_all();
+            if (producer_waiting_ && free_.size() >= refill_at_) cv_.notify_all();
         }
-        cv_.wait(lock, [&] { return !full_.empty(); });
+        if (full_.empty()) {
+            consumer_waiting_ = true;
+            cv_.wait(lock, [&] { return !full_.empty(); });
+            consumer_waiting_ = false;
+        }
         cur_ = std::move(full_.front());
         full_.pop_front();
         have_cur_ = true;

@@ -6,6 +6,8 @@
 // from a source function, the simulation thread takes them in order. Memory
 // stays flat: at most `depth` batches of `batch` records exist at a time
 // (small batches: the consumer reads a batch while it is still in cache).
+// Each side sleeps only when it must, and the producer is woken only once
+// half the batches are free again: a wake-up costs far more than a batch.
 // An exception thrown by the source reaches the consumer when it gets to
 // the place in the stream where it happened.
 #pragma once
@@ -29,7 +31,7 @@ public:
     // runs on the producer thread only.
     using source_fn = std::function<bool(record&)>;
 
-    explicit record_pipe(source_fn source, std::size_t batch = 512, std::size_t depth = 8);
+    explicit record_pipe(source_fn source, std::size_t batch = 1024, std::size_t depth = 8);
     ~record_pipe();  // stops the producer (even mid-stream) and joins it
     record_pipe(const record_pipe&) = delete;
     record_pipe& operator=(const record_pipe&) = delete;
@@ -53,6 +55,9 @@ private:
     std::deque<batch_t> full_;   // filled, oldest first
     std::vector<batch_t> free_;  // to refill
     bool stop_ = false;
+    std::size_t refill_at_;         // free batches that wake the producer
+    bool producer_waiting_ = false;
+    bool consumer_waiting_ = false;
     // Consumer side.
     batch_t cur_;
     std::size_t pos_ = 0;
