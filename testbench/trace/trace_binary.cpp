@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "trace/trace_clock.h"
 #include "trace/trace_detail.h"
 #include "trace/trace_input.h"
 
@@ -18,17 +19,20 @@ namespace {
 
 // Little-endian loads and stores, whatever the host.
 inline uint16_t ld16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-inline uint64_t ld64(const unsigned char* p) {
+template <class T>
+inline T ld(const unsigned char* p) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    std::memcpy(&v, p, 8);
+    T v;
+    std::memcpy(&v, p, sizeof v);
     return v;
 #else
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    T v = 0;
+    for (int i = int(sizeof v) - 1; i >= 0; --i) v = static_cast<T>((v << 8) | p[i]);
     return v;
 #endif
 }
+inline uint64_t ld64(const unsigned char* p) { return ld<uint64_t>(p); }
+inline uint32_t ld32(const unsigned char* p) { return ld<uint32_t>(p); }
 inline void st16(unsigned char* p, uint16_t v) {
     p[0] = static_cast<unsigned char>(v);
     p[1] = static_cast<unsigned char>(v >> 8);
@@ -182,10 +186,11 @@ struct binary_trace_decoder::impl {
     source_buf& src;
     std::string file;
     trace_context ctx;
-    clock_domain uclk, qclk;
+    trace_clock uclk, qclk;
     trace_kind kind = trace_kind::packets;
     time_unit unit = time_unit::ps;
     box_table tables[3];  // ubox, r2pcie, qpi
+    box_name names[5];    // of the box byte's values
 
     std::unique_ptr<unsigned char[]> block = std::make_unique<unsigned char[]>(block_bytes);
     const unsigned char* pos = nullptr;
@@ -202,6 +207,8 @@ struct binary_trace_decoder::impl {
         : src(s), file(std::move(f)), ctx(c), uclk(c.uclk_hz), qclk(c.qclk_hz) {
         const box_kind kinds[] = {box_kind::ubox, box_kind::r2pcie, box_kind::qpi};
         for (int k = 0; k < 3; ++k) build(tables[k], catalog_for(kinds[k], ctx.cpu));
+        for (int b = 0; b < 5; ++b) names[b] = box_names[b];
+        set_limits();
         read_header();
     }
 
@@ -228,12 +235,13 @@ struct binary_trace_decoder::impl {
     [[noreturn]] void fail_header(const std::string& reason) const {
         throw trace_error(file, 0, 0, "binary header: " + reason);
     }
-    [[noreturn]] void fail(const std::string& reason) const {
+    [[noreturn]] __attribute__((noinline, cold)) void fail(const std::string& reason) const {
         throw trace_error(file, 0, 0, "record " + std::to_string(current) + ": " + reason);
     }
     // "column 'NAME': 'VALUE' what", as the text reader words it.
-    [[noreturn]] void bad(const char* column, const std::string& value,
-                          const std::string& what) const {
+    [[noreturn]] __attribute__((noinline, cold)) void bad(const char* column,
+                                                          const std::string& value,
+                                                          const std::string& what) const {
         fail(std::string("column '") + column + "': '" + value + "' " + what);
     }
     static std::string num(uint64_t v) { return std::to_string(v); }
@@ -278,7 +286,7 @@ struct binary_trace_decoder::impl {
     // --- Records
 
     // The next record's bytes, or null at the end of the input.
-    const unsigned char* next_record() {
+    __attribute__((always_inline)) const unsigned char* next_record() {
         if (pos == end && !refill()) return nullptr;
         const unsigned char* r = pos;
         pos += bf::record_size;
@@ -286,7 +294,7 @@ struct binary_trace_decoder::impl {
         return r;
     }
 
-    bool refill() {
+    __attribute__((noinline)) bool refill() {
         if (at_end) {
             if (tail) {
                 ++current;
@@ -315,31 +323,32 @@ struct binary_trace_decoder::impl {
 
     // The record's time and cycle in `clk`, then the order check (text:
     // parse_time and accept_time).
-    void take_time(uint64_t v, const clock_domain& clk, const char* clk_name, time_ps& t,
-                   cycle_t& cyc) {
+    __attribute__((always_inline)) void take_time(uint64_t v, const trace_clock& clk,
+                                                  const char* clk_name, time_ps& t, cycle_t& cyc) {
         if (unit == time_unit::ps) {
             t = v;
             cyc = clk.cycles_before(t);
-            if (have_prev && t < prev_time)
-                bad("time", ns_value(t),
-                    "(" + detail::fmt_ns(t) + ") is before the previous row's time " +
-                        detail::fmt_ns(prev_time) + " (record " + num(prev_record) +
-                        "): rows must be in time order");
         } else {
             cyc = v;
-            const unsigned __int128 start =
-                static_cast<unsigned __int128>(cyc) * 1000000000000ull / clk.hz();
-            if (start > std::numeric_limits<uint64_t>::max())
+            if (cyc > clk.max_cycle())
                 bad("cycle", num(cyc),
                     "is too large (its start time does not fit in 64-bit picoseconds)");
             t = clk.cycle_start(cyc);
-            if (have_prev && t < prev_time)
-                bad("cycle", num(cyc),
-                    "(" + std::string(clk_name) + " cycle " + num(cyc) + ", at " +
-                        detail::fmt_ns(t) + ") is before the previous row's time " +
-                        detail::fmt_ns(prev_time) + " (record " + num(prev_record) +
-                        "): rows must be in time order");
         }
+        if (have_prev && t < prev_time) time_goes_back(clk_name, t, cyc);
+    }
+
+    [[noreturn]] __attribute__((noinline, cold)) void time_goes_back(const char* clk_name,
+                                                                     time_ps t,
+                                                                     cycle_t cyc) const {
+        const std::string prev = detail::fmt_ns(prev_time) + " (record " + num(prev_record) +
+                                 "): rows must be in time order";
+        if (unit == time_unit::ps)
+            bad("time", ns_value(t),
+                "(" + detail::fmt_ns(t) + ") is before the previous row's time " + prev);
+        bad("cycle", num(cyc),
+            "(" + std::string(clk_name) + " cycle " + num(cyc) + ", at " + detail::fmt_ns(t) +
+                ") is before the previous row's time " + prev);
     }
     void accept_time(time_ps t) {
         have_prev = true;
@@ -356,51 +365,96 @@ struct binary_trace_decoder::impl {
         return s;
     }
 
-    bool next(packet_record& r) {
-        const unsigned char* b = next_record();
-        if (!b) return false;
+    // Every field of a packet record in range: one test for the usual record.
+    // The one-byte fields (bytes 10-23, the reserved ones included) are
+    // checked against their largest values a word at a time: byte i of
+    // ((w & 0x7f..) + (0x7f - max_i)) | w has its high bit set exactly when
+    // byte i of w is above max_i (max_i <= 0x7f, and no carry crosses bytes).
+    static constexpr uint64_t low7 = 0x7f7f7f7f7f7f7f7full, high = 0x8080808080808080ull;
+    uint64_t limits_lo = 0, limits_hi = 0;  // 0x7f - max per byte, bytes 10-17 and 16-23
+    bool word_check = false;                // the largest values fit (sockets <= 128)
+
+    void set_limits() {
+        // socket, port, dir, mc, opc, vn, rnid, dnid | rnid, dnid, rds, ring, reserved x4
+        if (ctx.sockets == 0 || ctx.sockets > 128 || ctx.qpi_ports == 0) return;
+        const unsigned lo[8] = {ctx.sockets - 1, ctx.qpi_ports - 1, 1, 15, 15, 3, 31, 31};
+        const unsigned hi[8] = {31, 31, 15, 1, 0, 0, 0, 0};
+        for (int i = 0; i < 8; ++i) {
+            limits_lo |= uint64_t(0x7f - lo[i]) << (8 * i);
+            limits_hi |= uint64_t(0x7f - hi[i]) << (8 * i);
+        }
+        word_check = true;
+    }
+
+    bool packet_ok(const unsigned char* b) const {
+        const unsigned mc = b[pk::mc], ring = b[pk::ring];
+        if (word_check) {
+            const uint64_t w1 = ld64(b + pk::socket), w2 = ld64(b + pk::rnid);
+            const uint64_t over = ((((w1 & low7) + limits_lo) | w1) & high) |
+                                  ((((w2 & low7) + limits_hi) | w2) & high);
+            return (over == 0) & ((ring == 0) | (mc == qpi_mc::ndr)) &
+                   (ld16(b + pk::flits) != 0);
+        }
+        return (ld32(b + pk::reserved) == 0) & (b[pk::socket] < ctx.sockets) &
+               (b[pk::port] < ctx.qpi_ports) & (b[pk::dir] <= 1) & (mc <= 15) &
+               (b[pk::opc] <= 15) & (b[pk::vn] <= 3) & (b[pk::rnid] <= 31) &
+               (b[pk::dnid] <= 31) & (b[pk::rds] <= 15) &
+               ((ring == 0) | ((ring == 1) & (mc == qpi_mc::ndr))) & (ld16(b + pk::flits) != 0);
+    }
+
+    // The checks of a packet record one by one, in their order: throws at the
+    // first bad field (packet_ok() said there is one).
+    [[noreturn]] __attribute__((noinline, cold)) void bad_packet(const unsigned char* b) const {
         check_reserved(b, pk::reserved);
-        r.line = static_cast<unsigned>(current);
-        r.socket = take_socket(b[pk::socket]);
+        take_socket(b[pk::socket]);
         if (b[pk::port] >= ctx.qpi_ports)
             bad("port", num(b[pk::port]),
                 "is not a QPI port of this machine (" +
                     detail::range_text(ctx.qpi_ports, "port", "ports") + ")");
-        r.port = b[pk::port];
         if (b[pk::dir] > 1) bad("dir", num(b[pk::dir]), "is not rx or tx");
-        r.dir = b[pk::dir] ? qpi_dir::tx : qpi_dir::rx;
-        qpi_packet& p = r.packet;
         if (b[pk::mc] > 15)
             bad("mc", num(b[pk::mc]),
                 "is not a message class (HOM0, HOM1, SNP, NDR, NCS, NCB, DRS or 0-15)");
-        p.mc = b[pk::mc];
         if (b[pk::opc] > 15) bad("opc", num(b[pk::opc]), "is not an opcode (0-15)");
-        p.opc = b[pk::opc];
         if (b[pk::vn] > 3)
             bad("vn", num(b[pk::vn]), "is not a virtual network (VN0, VN1, VNA or 0-3)");
-        p.vn = b[pk::vn];
         if (b[pk::rnid] > 31) bad("rnid", num(b[pk::rnid]), "is not a node ID (0-31)");
-        p.rnid = b[pk::rnid];
         if (b[pk::dnid] > 31) bad("dnid", num(b[pk::dnid]), "is not a node ID (0-31)");
-        p.dnid = b[pk::dnid];
         if (b[pk::rds] > 15)
             bad("rds", num(b[pk::rds]),
                 "is not a response data state (I, F, S, E, M or 0-15)");
-        p.rds = b[pk::rds];
         if (b[pk::ring] > 1) bad("ring", num(b[pk::ring]), "is not a ring (AD or AK)");
-        p.ring_ad = b[pk::ring] == 1;
-        if (p.ring_ad && p.mc != qpi_mc::ndr)
+        if (b[pk::ring] == 1 && b[pk::mc] != qpi_mc::ndr)
             bad("ring", "AD",
-                "applies to NDR packets only (this packet's class is " + detail::mc_name(p.mc) +
-                    ")");
+                "applies to NDR packets only (this packet's class is " +
+                    detail::mc_name(b[pk::mc]) + ")");
+        if (ld16(b + pk::flits) == 0) bad("flits", "0", "is not a packet size in flits (1-65535)");
+        throw std::logic_error("binary_trace_decoder: a bad packet record without a reason");
+    }
+
+    __attribute__((always_inline)) bool next(packet_record& r) {
+        const unsigned char* b = next_record();
+        if (!b) return false;
+        if (!packet_ok(b)) bad_packet(b);
+        r.line = static_cast<unsigned>(current);
+        r.socket = b[pk::socket];
+        r.port = b[pk::port];
+        r.dir = b[pk::dir] ? qpi_dir::tx : qpi_dir::rx;
+        qpi_packet& p = r.packet;
+        p.mc = b[pk::mc];
+        p.opc = b[pk::opc];
+        p.vn = b[pk::vn];
+        p.rnid = b[pk::rnid];
+        p.dnid = b[pk::dnid];
+        p.rds = b[pk::rds];
+        p.ring_ad = b[pk::ring] == 1;
         p.flits = ld16(b + pk::flits);
-        if (p.flits == 0) bad("flits", "0", "is not a packet size in flits (1-65535)");
         take_time(ld64(b + pk::time), qclk, "QCLK", r.time, r.cycle);
         accept_time(r.time);
         return true;
     }
 
-    bool next(event_record& r) {
+    __attribute__((always_inline)) bool next(event_record& r) {
         const unsigned char* b = next_record();
         if (!b) return false;
         check_reserved(b, ev::reserved);
@@ -428,7 +482,7 @@ struct binary_trace_decoder::impl {
             bad("box", box <= 4 ? box_names[box] : num(box),
                 "is not a box of this machine (" + boxes + ")");
         }
-        r.box.assign(box_names[box]);
+        r.box = names[box];
         const box_table& tab = tables[t];
 
         // ext, event.
@@ -436,7 +490,7 @@ struct binary_trace_decoder::impl {
         if (ext > 1) bad("ext", num(ext), "is not 0 or 1");
         if (ext && r.kind != box_kind::qpi)
             bad("ext", "1",
-                "is not allowed for box '" + r.box +
+                "is not allowed for box '" + r.box.str() +
                     "': only QPI events have an extra select bit");
         const uint8_t code = b[ev::code];
         const int16_t e = tab.by_code[ext][code];
@@ -501,5 +555,29 @@ time_unit binary_trace_decoder::unit() const { return p_->unit; }
 uint64_t binary_trace_decoder::records() const { return p_->records; }
 bool binary_trace_decoder::next(packet_record& r) { return p_->next(r); }
 bool binary_trace_decoder::next(event_record& r) { return p_->next(r); }
+
+// One call per batch: next() is forced inline into these loops, so a record
+// costs its checks and stores, not calls.
+std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n,
+                                       std::exception_ptr& error) {
+    std::size_t k = 0;
+    try {
+        while (k < n && p_->next(out[k])) ++k;
+    } catch (...) {
+        error = std::current_exception();
+    }
+    return k;
+}
+
+std::size_t binary_trace_decoder::read(event_record* out, std::size_t n,
+                                       std::exception_ptr& error) {
+    std::size_t k = 0;
+    try {
+        while (k < n && p_->next(out[k])) ++k;
+    } catch (...) {
+        error = std::current_exception();
+    }
+    return k;
+}
 
 }  // namespace pmonsim::trace

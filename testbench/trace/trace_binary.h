@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -96,6 +97,11 @@ public:
     // The next record (line = its 1-based record number); false at the end.
     bool next(packet_record& r);
     bool next(event_record& r);
+    // Up to n records into `out`, as next() would return them; fewer only at
+    // the end or at a bad record, whose exception is then kept in `error`
+    // (the records before it are returned).
+    std::size_t read(packet_record* out, std::size_t n, std::exception_ptr& error);
+    std::size_t read(event_record* out, std::size_t n, std::exception_ptr& error);
 
 private:
     struct impl;

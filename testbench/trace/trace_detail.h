@@ -1,7 +1,8 @@
-// The wording the text reader uses in its messages, shared with the binary
-// decoder so that a bad record reads like a bad row (defined in trace_reader.cpp).
+// The wording of the trace readers' messages, shared by the text and binary
+// decoders so that a bad record reads like a bad row (trace_detail.cpp).
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "catalog/catalog.h"
 #include "core/clock.h"
@@ -14,5 +15,6 @@ std::string hex2(unsigned v);   // "0x0c"
 std::string range_text(unsigned n, const char* one, const char* many);
 std::string mc_name(unsigned mc);           // "DRS", "MC 7"
 std::string sub_list(const event_def& ev);  // "DRS_DATA, NCB_DATA, bit3"
+std::string quoted(std::string_view v);     // "'VALUE'", long values cut: "'xxx...'"
 
 }  // namespace pmonsim::trace::detail

@@ -14,7 +14,7 @@ namespace pmonsim::trace {
 // source_buf
 
 source_buf::source_buf(std::size_t capacity)
-    : buf_(std::make_unique<char[]>(capacity)), cap_(capacity) {
+    : buf_(std::make_unique<char[]>(capacity + padding)), cap_(capacity) {
     setg(buf_.get(), buf_.get(), buf_.get());
 }
 
@@ -34,6 +34,14 @@ std::string_view source_buf::peek(std::size_t n) {
         }
     }
     return std::string_view(gptr(), std::min(n, have));
+}
+
+std::string_view source_buf::take() {
+    if (gptr() == egptr() && traits_type::eq_int_type(underflow(), traits_type::eof()))
+        return {};
+    const std::string_view v(gptr(), static_cast<std::size_t>(egptr() - gptr()));
+    setg(eback(), egptr(), egptr());
+    return v;
 }
 
 source_buf::int_type source_buf::underflow() {

@@ -23,11 +23,22 @@ namespace pmonsim::trace {
 class source_buf : public std::streambuf {
 public:
     static constexpr std::size_t default_capacity = 1 << 16;
+    // Readable (zero) bytes after the buffer, so that a view of its bytes
+    // may be read a word past its end (the text decoder reads fields 8 and
+    // lines 16 bytes at a time).
+    static constexpr std::size_t padding = 64;
     explicit source_buf(std::size_t capacity = default_capacity);
     ~source_buf() override;
 
     // The next up to n (<= capacity) bytes, not consumed: fewer only at the end.
     std::string_view peek(std::size_t n);
+
+    // Every byte buffered now, consumed; when none is, one produce() first (so
+    // the input is read ahead exactly as far as by sbumpc()). Empty only at the
+    // end. The view is valid until the next call of any member, and `padding`
+    // bytes after it are readable: the line reader splits lines in it without
+    // copying them.
+    std::string_view take();
 
 protected:
     // Up to cap bytes into dst; 0 only at the end of the input.
@@ -44,9 +55,12 @@ private:
 };
 
 // The bytes of another streambuf (not owned; may be null: an empty input).
+// `capacity` is the most one produce() reads (tests make it small, so that
+// lines straddle buffers).
 class plain_source : public source_buf {
 public:
-    explicit plain_source(std::streambuf* src) : src_(src) {}
+    explicit plain_source(std::streambuf* src, std::size_t capacity = default_capacity)
+        : source_buf(capacity), src_(src) {}
 
 protected:
     std::size_t produce(char* dst, std::size_t cap) override;

@@ -45,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <ostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -105,6 +106,42 @@ struct packet_record {
     qpi_packet packet;   // packet.flits is always set: the `flits` column or shape_of()
 };
 
+// The name of the box an event record drives: "ubox", "r2pcie", "qpi0",
+// "qpi1" or "qpi2", held in place (up to 7 characters; longer ones are cut).
+// Not a std::string so that records are plain bytes: the merger and the
+// replayer copy one per record.
+class box_name {
+public:
+    box_name() = default;
+    box_name& operator=(std::string_view s) {
+        const std::size_t n = s.size() < sizeof s_ - 1 ? s.size() : sizeof s_ - 1;
+        for (std::size_t i = 0; i < sizeof s_; ++i) s_[i] = i < n ? s[i] : '\0';
+        return *this;
+    }
+    box_name& operator=(const char* s) { return *this = std::string_view(s); }
+    box_name& operator=(const std::string& s) { return *this = std::string_view(s); }
+    void assign(std::string_view s) { *this = s; }
+
+    const char* c_str() const { return s_; }
+    std::string_view view() const { return std::string_view(s_); }
+    std::string str() const { return std::string(s_); }
+    operator std::string_view() const { return view(); }
+    bool empty() const { return s_[0] == '\0'; }
+    std::size_t size() const { return view().size(); }
+
+    friend bool operator==(const box_name& a, const box_name& b) { return a.view() == b.view(); }
+    friend bool operator==(const box_name& a, const char* b) { return a.view() == b; }
+    friend bool operator==(const char* a, const box_name& b) { return b == a; }
+    friend bool operator==(const box_name& a, const std::string& b) { return a.view() == b; }
+    friend bool operator==(const std::string& a, const box_name& b) { return b == a; }
+    template <class T>
+    friend bool operator!=(const box_name& a, const T& b) { return !(a == b); }
+    friend std::ostream& operator<<(std::ostream& os, const box_name& b) { return os << b.s_; }
+
+private:
+    char s_[8] = {};
+};
+
 struct event_record {
     unsigned line = 0;
     time_ps time = 0;    // the row's time (for a `cycle` row: the start of that cycle)
@@ -112,7 +149,7 @@ struct event_record {
     unsigned socket = 0;
     box_kind kind = box_kind::ubox;  // ubox, r2pcie or qpi
     unsigned unit = 0;               // QPI port (0 for ubox and r2pcie)
-    std::string box;                 // "ubox", "r2pcie", "qpi0", "qpi1" or "qpi2"
+    box_name box;                    // "ubox", "r2pcie", "qpi0", "qpi1" or "qpi2"
     unsigned event = 0;              // index into catalog_for(kind, cpu).events()
     unsigned input = 0;              // catalog input (sub-event) index
     uint32_t count = 0;              // increment per cycle, 0..max_inc
@@ -120,8 +157,15 @@ struct event_record {
 };
 
 using trace_record = std::variant<packet_record, event_record>;
-time_ps time_of(const trace_record& r);
-unsigned line_of(const trace_record& r);
+// Inline: the merger and the replayer ask once or twice per record.
+inline time_ps time_of(const trace_record& r) {
+    if (const auto* p = std::get_if<packet_record>(&r)) return p->time;
+    return std::get_if<event_record>(&r)->time;
+}
+inline unsigned line_of(const trace_record& r) {
+    if (const auto* p = std::get_if<packet_record>(&r)) return p->line;
+    return std::get_if<event_record>(&r)->line;
+}
 
 class trace_reader {
 public:
@@ -151,6 +195,14 @@ public:
     bool next(event_record& r);
     bool next(trace_record& r);
 
+    // The next rows, up to n of them, into `out`: what n calls of next()
+    // would return, for a fraction of the cost per record. 0 at the end of
+    // the file. A bad row ends the batch before it, and the next call (of
+    // read() or next()) throws its error: callers see the same records and
+    // the same error in the same order as with next().
+    std::size_t read(packet_record* out, std::size_t n);
+    std::size_t read(event_record* out, std::size_t n);
+
 private:
     struct impl;
     std::unique_ptr<impl> p_;
@@ -168,7 +220,13 @@ struct trace_summary {
 trace_summary validate_trace(std::istream& in, const std::string& filename,
                              const trace_context& ctx);
 // The same for a file (trace_error "PATH: cannot open the file" if it cannot).
+// A large uncompressed file is checked as two halves on two threads; when
+// that does not settle it (some row is bad), by one pass as above, so the
+// result and the error are always those of one pass (trace_validate.cpp).
 trace_summary validate_trace(const std::string& path, const trace_context& ctx);
+// The same, naming the file `name` in messages.
+trace_summary validate_trace(const std::string& path, const std::string& name,
+                             const trace_context& ctx);
 
 // Merges several traces (either kind, mixed) by time. Stable: among records
 // with equal times, earlier-added sources come first, and one source's rows

@@ -1,0 +1,100 @@
+// What the event text of an event row (its box kind and its event, umask and
+// ext fields) resolved to. Finding an event by name and its sub-event is a
+// scan of the catalog with case-insensitive compares, and traces repeat a
+// handful of these texts over millions of rows: the text decoder resolves
+// each text once and finds it here afterwards.
+//
+// Only successful resolutions are kept, so a row found here passes every
+// check the full lookup would make. Fixed size, allocated once: a slot holds
+// the key's bytes in place. A text goes in the first free slot of the few
+// after the one it hashes to (so two texts with one hash do not evict each
+// other); when all of those are taken, it replaces the first of them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+
+#include "catalog/catalog.h"
+
+namespace pmonsim::trace {
+
+struct resolved_event {
+    unsigned event = 0;  // index into the catalog's events()
+    unsigned input = 0;  // catalog input (sub-event)
+    const event_def* def = nullptr;
+};
+
+class event_text_cache {
+public:
+    static constexpr std::size_t slots = 128;
+    static constexpr std::size_t probes = 8;
+    static constexpr std::size_t key_max = 96;  // longer texts are not kept
+
+    event_text_cache() : slots_(std::make_unique<slot[]>(slots)) {}
+
+    const resolved_event* find(box_kind kind, std::string_view ext, std::string_view event,
+                               std::string_view umask) const {
+        char buf[key_max];
+        const std::size_t n = make_key(buf, kind, ext, event, umask);
+        if (n == 0) return nullptr;
+        for (std::size_t i = index(buf, n), k = 0; k < probes; ++k, i = (i + 1) % slots) {
+            const slot& s = slots_[i];
+            if (s.size == 0) return nullptr;  // slots are never freed: the text is not here
+            if (s.size == n && std::memcmp(s.key, buf, n) == 0) return &s.value;
+        }
+        return nullptr;
+    }
+
+    void insert(box_kind kind, std::string_view ext, std::string_view event,
+                std::string_view umask, const resolved_event& value) {
+        char buf[key_max];
+        const std::size_t n = make_key(buf, kind, ext, event, umask);
+        if (n == 0) return;
+        const std::size_t home = index(buf, n);
+        slot* free = &slots_[home];
+        for (std::size_t i = home, k = 0; k < probes; ++k, i = (i + 1) % slots)
+            if (slots_[i].size == 0) {
+                free = &slots_[i];
+                break;
+            }
+        slot& s = *free;
+        std::memcpy(s.key, buf, n);
+        s.size = static_cast<uint8_t>(n);
+        s.value = value;
+    }
+
+private:
+    struct slot {
+        uint8_t size = 0;  // 0: free
+        char key[key_max];
+        resolved_event value;
+    };
+
+    // The kind, then each field after its length (so no two texts share a
+    // key); 0 when the fields are too long.
+    static std::size_t make_key(char* buf, box_kind kind, std::string_view ext,
+                                std::string_view event, std::string_view umask) {
+        if (ext.size() + event.size() + umask.size() + 4 > key_max) return 0;
+        std::size_t n = 0;
+        buf[n++] = static_cast<char>(kind);
+        for (std::string_view f : {ext, event, umask}) {
+            buf[n++] = static_cast<char>(f.size());
+            std::memcpy(buf + n, f.data(), f.size());
+            n += f.size();
+        }
+        return n;
+    }
+
+    static std::size_t index(const char* key, std::size_t n) {
+        uint64_t h = 1469598103934665603ull;  // FNV-1a
+        for (std::size_t i = 0; i < n; ++i)
+            h = (h ^ static_cast<unsigned char>(key[i])) * 1099511628211ull;
+        return static_cast<std::size_t>(h ^ (h >> 29)) % slots;
+    }
+
+    std::unique_ptr<slot[]> slots_;
+};
+
+}  // namespace pmonsim::trace

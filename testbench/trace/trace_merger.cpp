@@ -1,0 +1,193 @@
+// trace_merger (trace_reader.h): several traces merged by time.
+//
+// Each source holds a batch of records read ahead with trace_reader::read()
+// (one call per batch instead of several per record) and the time of its
+// current one. The merger drains one source at a time: its records keep
+// coming while they are before the bound, the smallest (time, source index)
+// among the other sources' current records, so that the usual step is one
+// comparison and one copy of a record (records are plain bytes: see the
+// static_assert). The other sources wait in a heap, which is consulted only
+// when the source being drained passes the bound or ends.
+//
+// Errors surface as they did when each source held one pending record: a
+// batch ends before a bad record, and a source's next batch is read as soon
+// as its last record is handed out, so the error comes with that record (and
+// the source is dropped, as it was).
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <type_traits>
+
+#include "trace/trace_reader.h"
+
+namespace pmonsim::trace {
+
+static_assert(std::is_trivially_copyable_v<trace_record>,
+              "records are copied once per merge step: keep them plain bytes");
+
+struct trace_merger::impl {
+    static constexpr std::size_t batch = 256;
+    static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+    struct source {
+        std::unique_ptr<std::istream> stream;  // owned input, if any
+        std::unique_ptr<trace_reader> owned;   // owned reader, if any
+        trace_reader* reader = nullptr;
+        bool packets = true;                     // the reader's kind
+        std::vector<packet_record> packet_rows;  // the batch (of the reader's kind)
+        std::vector<event_record> event_rows;
+        std::size_t cur = 0, count = 0;  // the current record, the batch's size
+        time_ps time = 0;                // of the current record
+
+        // Reads the next batch; false at the end of the source.
+        bool refill() {
+            cur = 0;
+            if (packets) {
+                if (packet_rows.empty()) packet_rows.resize(batch);
+                count = reader->read(packet_rows.data(), batch);
+                if (count) time = packet_rows[0].time;
+            } else {
+                if (event_rows.empty()) event_rows.resize(batch);
+                count = reader->read(event_rows.data(), batch);
+                if (count) time = event_rows[0].time;
+            }
+            return count != 0;
+        }
+        // Hands out the current record and moves on; false when the source
+        // has no more (its next batch is read now, so its errors come now).
+        bool take(merged_record& out) {
+            if (packets) {
+                out.record = packet_rows[cur];
+                if (++cur < count) {
+                    time = packet_rows[cur].time;
+                    return true;
+                }
+            } else {
+                out.record = event_rows[cur];
+                if (++cur < count) {
+                    time = event_rows[cur].time;
+                    return true;
+                }
+            }
+            return refill();
+        }
+    };
+    std::vector<std::unique_ptr<source>> sources;
+    bool started = false;
+
+    std::size_t draining = none;    // the source handing out records
+    time_ps bound = 0;              // the others' smallest (time, index), while
+    std::size_t bound_source = none;  // `draining` is set (none: no others)
+    std::vector<std::size_t> waiting;  // the other sources with records: a heap
+
+    std::size_t add(std::unique_ptr<source> s) {
+        if (started) throw std::logic_error("trace_merger: add() after next()");
+        sources.push_back(std::move(s));
+        return sources.size() - 1;
+    }
+
+    // Heap order: the top is the smallest (time, source index).
+    bool after(std::size_t a, std::size_t b) const {
+        const time_ps ta = sources[a]->time, tb = sources[b]->time;
+        return ta != tb ? ta > tb : a > b;
+    }
+    auto heap_order() const {
+        return [this](std::size_t a, std::size_t b) { return after(a, b); };
+    }
+    void wait(std::size_t i) {
+        waiting.push_back(i);
+        std::push_heap(waiting.begin(), waiting.end(), heap_order());
+    }
+
+    void start() {
+        started = true;
+        for (std::size_t i = 0; i < sources.size(); ++i) {
+            source& s = *sources[i];
+            s.packets = s.reader->kind() == trace_kind::packets;
+        }
+        for (std::size_t i = 0; i < sources.size(); ++i)
+            if (sources[i]->refill()) wait(i);
+    }
+
+    // Whether the source being drained still comes before every other one.
+    bool draining_first() const {
+        if (draining == none) return false;
+        const time_ps t = sources[draining]->time;
+        return t < bound || (t == bound && draining < bound_source);
+    }
+
+    // Makes the first source in (time, index) order the one drained; false
+    // when no source has records.
+    bool choose() {
+        if (draining != none) wait(draining);
+        if (waiting.empty()) {
+            draining = none;
+            return false;
+        }
+        std::pop_heap(waiting.begin(), waiting.end(), heap_order());
+        draining = waiting.back();
+        waiting.pop_back();
+        if (waiting.empty()) {
+            bound = std::numeric_limits<time_ps>::max();
+            bound_source = none;
+        } else {
+            bound_source = waiting.front();
+            bound = sources[bound_source]->time;
+        }
+        return true;
+    }
+
+    bool next(merged_record& out) {
+        if (!draining_first() && !choose()) return false;
+        const std::size_t i = draining;
+        out.source = i;
+        bool more;
+        try {
+            more = sources[i]->take(out);
+        } catch (...) {
+            draining = none;  // the source is dropped
+            throw;
+        }
+        if (!more) draining = none;  // the source ended
+        return true;
+    }
+};
+
+trace_merger::trace_merger() : p_(std::make_unique<impl>()) {}
+trace_merger::~trace_merger() = default;
+
+std::size_t trace_merger::add(trace_reader& reader) {
+    auto s = std::make_unique<impl::source>();
+    s->reader = &reader;
+    return p_->add(std::move(s));
+}
+
+std::size_t trace_merger::add(std::unique_ptr<std::istream> in, std::string filename,
+                              const trace_context& ctx) {
+    if (p_->started) throw std::logic_error("trace_merger: add() after next()");
+    auto s = std::make_unique<impl::source>();
+    s->stream = std::move(in);
+    s->owned = std::make_unique<trace_reader>(*s->stream, std::move(filename), ctx);
+    s->reader = s->owned.get();
+    return p_->add(std::move(s));
+}
+
+std::size_t trace_merger::open(const std::string& path, const trace_context& ctx) {
+    auto f = std::make_unique<std::ifstream>(path, std::ios::binary);
+    if (!*f) throw trace_error(path, 0, 0, "cannot open the file");
+    return add(std::move(f), path, ctx);
+}
+
+std::size_t trace_merger::sources() const { return p_->sources.size(); }
+
+const trace_reader& trace_merger::reader(std::size_t source) const {
+    return *p_->sources.at(source)->reader;
+}
+
+bool trace_merger::next(merged_record& out) {
+    impl& m = *p_;
+    if (!m.started) m.start();
+    return m.next(out);
+}
+
+}  // namespace pmonsim::trace

@@ -1,0 +1,187 @@
+// The columns of the text trace formats (trace_reader.h) and the spellings
+// of their values, shared by the text decoder's general parser
+// (trace_text.cpp) and its one-pass fast path (trace_text_fast.cpp).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "catalog/catalog.h"
+#include "core/qpi_link.h"
+#include "trace/trace_lex.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_swar.h"
+
+namespace pmonsim::trace::text {
+
+using lex::parse_uint;
+using lex::word_key;
+
+// ---------------------------------------------------------------------------
+// Columns
+
+enum col : int {
+    c_time, c_cycle, c_socket,
+    c_port, c_dir, c_mc, c_opc, c_vn, c_rnid, c_dnid, c_rds, c_flits, c_ring,  // packets
+    c_box, c_event, c_count, c_umask, c_ext, c_repeat,                         // events
+    n_cols
+};
+
+inline constexpr std::array<const char*, n_cols> col_name = {
+    "time", "cycle", "socket", "port", "dir", "mc",  "opc",   "vn",  "rnid",  "dnid",
+    "rds",  "flits", "ring",   "box",  "event", "count", "umask", "ext", "repeat"};
+
+inline bool packet_column(int c) { return c <= c_ring; }
+inline bool event_column(int c) { return c <= c_socket || c >= c_box; }
+
+inline std::string column_list(bool events) {
+    std::string s;
+    for (int c = 0; c < n_cols; ++c)
+        if (events ? event_column(c) : packet_column(c))
+            s += std::string(s.empty() ? "" : ", ") + col_name[c];
+    return s;
+}
+
+// ---------------------------------------------------------------------------
+// Named values: a name (any case) or a number up to max.
+
+inline bool number_upto(std::string_view v, unsigned max, unsigned& out) {
+    uint64_t x;
+    if (!parse_uint(v, x) || x > max) return false;
+    out = static_cast<unsigned>(x);
+    return true;
+}
+
+inline bool parse_mc(std::string_view v, unsigned& out) {
+    switch (word_key(v)) {
+        case word_key("HOM0"): out = qpi_mc::hom0; return true;
+        case word_key("HOM1"): out = qpi_mc::hom1; return true;
+        case word_key("SNP"): out = qpi_mc::snp; return true;
+        case word_key("NDR"): out = qpi_mc::ndr; return true;
+        case word_key("NCS"): out = qpi_mc::ncs; return true;
+        case word_key("NCB"): out = qpi_mc::ncb; return true;
+        case word_key("DRS"): out = qpi_mc::drs; return true;
+        default: return number_upto(v, 15, out);
+    }
+}
+
+inline bool parse_vn(std::string_view v, unsigned& out) {
+    switch (word_key(v)) {
+        case word_key("VN0"): out = 0; return true;
+        case word_key("VN1"): out = 1; return true;
+        case word_key("VNA"): out = 2; return true;
+        default: return number_upto(v, 3, out);
+    }
+}
+
+inline bool parse_rds(std::string_view v, unsigned& out) {
+    switch (word_key(v)) {
+        case word_key("I"): out = 0; return true;
+        case word_key("F"): out = 1; return true;
+        case word_key("S"): out = 2; return true;
+        case word_key("E"): out = 4; return true;
+        case word_key("M"): out = 8; return true;
+        default: return number_upto(v, 15, out);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Lines and fields
+
+// Splits a line at commas into fields trimmed of spaces and tabs, storing the
+// first `cap` of them; returns how many there are.
+inline std::size_t split_fields(std::string_view line, std::string_view* out, std::size_t cap) {
+    const char* p = line.data();
+    const char* const end = p + line.size();
+    std::size_t n = 0;
+    for (;;) {
+        const char* c = p;
+        while (c < end && *c != ',') ++c;
+        if (n < cap) {
+            const char* a = p;
+            const char* b = c;
+            while (a < b && lex::is_blank(*a)) ++a;
+            while (b > a && lex::is_blank(b[-1])) --b;
+            out[n] = std::string_view(a, static_cast<std::size_t>(b - a));
+        }
+        ++n;
+        if (c == end) return n;
+        p = c + 1;
+    }
+}
+
+// Blank (spaces and tabs only) or a comment.
+inline bool skipped_line(std::string_view line) {
+    const char* p = line.data();
+    const char* const end = p + line.size();
+    while (p < end && lex::is_blank(*p)) ++p;
+    return p == end || *p == '#';
+}
+
+// ---------------------------------------------------------------------------
+// Helpers of the checks
+
+inline int popcount8(unsigned v) {
+    int n = 0;
+    for (; v; v &= v - 1) ++n;
+    return n;
+}
+
+inline int lowest_bit(unsigned v) {
+    int b = 0;
+    while (!(v & (1u << b))) ++b;
+    return b;
+}
+
+inline const char* prefix_of(box_kind k) {
+    switch (k) {
+        case box_kind::ubox: return "UNC_U_";
+        case box_kind::r2pcie: return "UNC_R2_";
+        case box_kind::qpi: return "UNC_Q_";
+        default: return "";
+    }
+}
+
+// "ubox", "r2pcie", "qpi0", "qpi1", "qpi2" (unit < 3 for QPI).
+inline const box_name& box_name_of(box_kind k, unsigned unit) {
+    static const std::array<box_name, 5> names = [] {
+        std::array<box_name, 5> a;
+        a[0] = "ubox";
+        a[1] = "r2pcie";
+        a[2] = "qpi0";
+        a[3] = "qpi1";
+        a[4] = "qpi2";
+        return a;
+    }();
+    return names[k == box_kind::ubox ? 0 : k == box_kind::r2pcie ? 1 : 2 + unit];
+}
+
+// ---------------------------------------------------------------------------
+// Named values as swar::key7() keys, for the fast path: the same names as
+// parse_mc() and the others above.
+
+inline constexpr uint64_t mc_keys[] = {
+    swar::name_key("hom0"), swar::name_key("hom1"), swar::name_key("snp"),
+    swar::name_key("ndr"),  swar::name_key("ncs"),  swar::name_key("ncb"),
+    swar::name_key("drs")};
+inline constexpr uint8_t mc_values[] = {qpi_mc::hom0, qpi_mc::hom1, qpi_mc::snp, qpi_mc::ndr,
+                                        qpi_mc::ncs,  qpi_mc::ncb,  qpi_mc::drs};
+inline constexpr uint64_t vn_keys[] = {swar::name_key("vn0"), swar::name_key("vn1"),
+                                       swar::name_key("vna")};
+inline constexpr uint8_t vn_values[] = {0, 1, 2};
+inline constexpr uint64_t rds_keys[] = {swar::name_key("i"), swar::name_key("f"),
+                                        swar::name_key("s"), swar::name_key("e"),
+                                        swar::name_key("m")};
+inline constexpr uint8_t rds_values[] = {0, 1, 2, 4, 8};
+inline constexpr uint64_t dir_keys[] = {swar::name_key("rx"), swar::name_key("tx")};
+inline constexpr uint8_t dir_values[] = {0, 1};
+inline constexpr uint64_t ring_keys[] = {swar::name_key("ak"), swar::name_key("ad")};
+inline constexpr uint8_t ring_values[] = {0, 1};
+inline constexpr uint64_t box_keys[] = {swar::name_key("ubox"), swar::name_key("r2pcie"),
+                                        swar::name_key("qpi0"), swar::name_key("qpi1"),
+                                        swar::name_key("qpi2")};
+inline constexpr uint8_t box_values[] = {0, 1, 2, 3, 4};  // qpiN: 2 + N
+
+}  // namespace pmonsim::trace::text

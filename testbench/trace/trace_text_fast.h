@@ -1,0 +1,65 @@
+// The text decoder's fast path: one pass over a row in its usual spelling
+// (values without blanks around them, decimal numbers, names of the formats,
+// every value in range, the time not going back, an event text the decoder
+// has resolved before). The commas are found a block at a time, numbers and
+// names are read a word at a time (trace_swar.h; lines come with readable
+// padding, trace_lines.h), and the columns are taken by position in a fixed
+// order, so a row costs few branches that depend on its data.
+//
+// A row it declines changes nothing: the general parser (trace_text.cpp)
+// reads it again and gives the same record, or says what is wrong with it.
+// So the fast path only needs to be right about the rows it accepts.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "trace/trace_clock.h"
+#include "trace/trace_event_cache.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_text_columns.h"
+
+namespace pmonsim::trace::text {
+
+class fast_rows {
+public:
+    // pos: each column's field index, or -1; `fields`: how many a row has.
+    // Everything is referenced, not copied: the decoder owns it.
+    fast_rows(const std::array<int, n_cols>& pos, std::size_t fields, const trace_context& ctx,
+              const trace_clock& uclk, const trace_clock& qclk, const event_text_cache& cache)
+        : pos_(pos), ctx_(ctx), uclk_(uclk), qclk_(qclk), cache_(cache), scan_(fields) {}
+
+    // The record of the row `line` but its line number, when the row is not
+    // before `after` (ignored when `ordered` is false): true; otherwise false,
+    // with `r` partly written.
+    bool packet(std::string_view line, bool ordered, time_ps after, packet_record& r);
+    bool event(std::string_view line, bool ordered, time_ps after, event_record& r);
+
+private:
+    struct span {
+        const char* begin;
+        unsigned size;
+    };
+    static constexpr unsigned none_named = ~0u;
+
+    bool scan_fields(std::string_view line);
+    static bool decimal(const span& f, uint64_t& v);
+    const span& field(int c) const { return scan_[static_cast<std::size_t>(pos_[c])]; }
+    bool number_or_empty(int c, uint64_t& v) const;
+    uint64_t key(int c) const;
+    bool text(int c, std::string_view& v) const;
+    template <std::size_t N>
+    unsigned name_or_number(int c, const uint64_t (&keys)[N], const uint8_t (&values)[N],
+                            unsigned max, unsigned dflt) const;
+    bool time(const trace_clock& clk, bool ordered, time_ps after, time_ps& t, cycle_t& cyc) const;
+
+    const std::array<int, n_cols>& pos_;
+    const trace_context& ctx_;
+    const trace_clock& uclk_;
+    const trace_clock& qclk_;
+    const event_text_cache& cache_;
+    std::vector<span> scan_;  // the current row's fields
+};
+
+}  // namespace pmonsim::trace::text
