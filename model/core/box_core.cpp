@@ -258,8 +258,6 @@ bool box_core::message_capable(const counter& c) const {
     return c.ov_en && armed_ && spec_.global_bit >= 0;
 }
 
-bool box_core::may_message() const { return ov_mask_ && armed_ && spec_.global_bit >= 0; }
-
 // A bound, not a walk: each message-capable counter's increment per cycle
 // cannot exceed what its inputs hold now plus every rise still pending, plus
 // two slots of its heaviest flit kind and every pending header; so it cannot
@@ -403,16 +401,21 @@ void box_core::filter_headers_of(unsigned dir) {
 }
 
 void box_core::post_burst(unsigned dir, const flit_burst& b) {
-    flit_stream& st = streams_->at(dir);
-    if (st.kinds.empty()) throw std::logic_error(spec_.name + ": no flit slots in this direction");
+    flit_stream& st = (*streams_)[dir & 1];
+    // One test for the usual case (runs for every packet), the reasons after.
+    const bool ok = dir < 2 && b.start >= 2 * cur_ && b.nondata != 0 && b.nondata_kind < st.kinds.size() &&
+                    b.data_kind < st.kinds.size() && (st.bursts.empty() || b.start >= st.bursts.back().end());
+    if (ok) {
+        st.bursts.push_back(b);
+        return;
+    }
+    if (dir >= 2 || st.kinds.empty()) throw std::logic_error(spec_.name + ": no flit slots in this direction");
     if (b.start < 2 * cur_)
         throw std::logic_error(spec_.name + ": packet placed in slot " + std::to_string(b.start) +
                                " but the box is already at cycle " + std::to_string(cur_));
-    if (!st.bursts.empty() && b.start < st.bursts.back().end())
-        throw std::logic_error(spec_.name + ": packet placed over an earlier one");
     if (b.nondata == 0 || b.nondata_kind >= st.kinds.size() || b.data_kind >= st.kinds.size())
         throw std::invalid_argument(spec_.name + ": malformed flit burst");
-    st.bursts.push_back(b);
+    throw std::logic_error(spec_.name + ": packet placed over an earlier one");
 }
 
 void box_core::drop_consumed(unsigned d, size_t idx) {

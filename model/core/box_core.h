@@ -79,7 +79,7 @@ public:
     std::optional<cycle_t> predict_message() const;
     // Whether any counter could raise a message now (cheap; predict_message()
     // walks the posted inputs).
-    bool may_message() const;
+    bool may_message() const { return ov_mask_ && armed_ && spec_.global_bit >= 0; }
     // A cycle before which no message can be raised under the inputs posted
     // so far (cheap, from bounds; predict_message() is exact). A very large
     // value when none can be raised.
