@@ -168,7 +168,9 @@ void binary_trace_writer::flush() {
 // ---------------------------------------------------------------------------
 // Decoder
 
-struct binary_trace_decoder::impl {
+// Cache-line aligned: written for every record, often on a reading thread
+// (record_pipe), so it must not share a line with the simulation's data.
+struct alignas(64) binary_trace_decoder::impl {
     // What a (code, ext) of one box kind selects, looked up once per catalog.
     struct event_info {
         const event_def* def = nullptr;

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "trace/trace_reader.h"
 
@@ -25,11 +26,14 @@ namespace pmonsim::trace {
 static_assert(std::is_trivially_copyable_v<trace_record>,
               "records are copied once per merge step: keep them plain bytes");
 
-struct trace_merger::impl {
+// Cache-line aligned, as are the sources: the merger usually runs on a
+// reading thread (record_pipe) and writes its state for every record, so it
+// must not share a line with what the simulation thread writes.
+struct alignas(64) trace_merger::impl {
     static constexpr std::size_t batch = 256;
     static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
-    struct source {
+    struct alignas(64) source {
         std::unique_ptr<std::istream> stream;  // owned input, if any
         std::unique_ptr<trace_reader> owned;   // owned reader, if any
         trace_reader* reader = nullptr;
@@ -55,15 +59,18 @@ struct trace_merger::impl {
         }
         // Hands out the current record and moves on; false when the source
         // has no more (its next batch is read now, so its errors come now).
+        // A whole variant is assigned (a plain copy): assigning the record
+        // itself would first read which alternative `out` holds, and `out`
+        // is often in memory another thread has just read (record_pipe).
         bool take(merged_record& out) {
             if (packets) {
-                out.record = packet_rows[cur];
+                out.record = trace_record(std::in_place_index<0>, packet_rows[cur]);
                 if (++cur < count) {
                     time = packet_rows[cur].time;
                     return true;
                 }
             } else {
-                out.record = event_rows[cur];
+                out.record = trace_record(std::in_place_index<1>, event_rows[cur]);
                 if (++cur < count) {
                     time = event_rows[cur].time;
                     return true;

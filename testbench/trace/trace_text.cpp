@@ -31,7 +31,9 @@ using lex::istarts;
 // ---------------------------------------------------------------------------
 // Decoder
 
-struct text_trace_decoder::impl {
+// Cache-line aligned: written for every row, often on a reading thread
+// (record_pipe), so it must not share a line with the simulation's data.
+struct alignas(64) text_trace_decoder::impl {
     std::string file;
     trace_context ctx;
     trace_clock uclk, qclk;

@@ -21,6 +21,7 @@
 #include <exception>
 #include <fstream>
 #include <memory>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -133,10 +134,6 @@ uint64_t next_line_start(int fd, uint64_t from, uint64_t end) {
     return 0;
 }
 
-trace_summary summarize(std::istream& in, const std::string& name, const trace_context& ctx) {
-    return validate_trace(in, name, ctx);
-}
-
 }  // namespace
 
 bool detail::validate_in_halves(const std::string& path, const std::string& name,
@@ -169,23 +166,28 @@ bool detail::validate_in_halves(const std::string& path, const std::string& name
     // The second half on another thread: the header, then the rows from `split`.
     trace_summary second{};
     std::exception_ptr second_error;
-    std::thread helper([&] {
-        try {
-            file_ranges buf(path, {{0, rows}, {split, size - split}});
-            std::istream in(&buf);
-            if (!buf.good()) throw std::runtime_error("cannot open");
-            second = summarize(in, name, ctx);
-        } catch (...) {
-            second_error = std::current_exception();
-        }
-    });
+    std::thread helper;
+    try {
+        helper = std::thread([&] {
+            try {
+                file_ranges buf(path, {{0, rows}, {split, size - split}});
+                std::istream in(&buf);
+                if (!buf.good()) throw std::runtime_error("cannot open");
+                second = validate_trace(in, name, ctx);
+            } catch (...) {
+                second_error = std::current_exception();
+            }
+        });
+    } catch (const std::system_error&) {
+        return false;  // no thread to be had: one pass
+    }
     trace_summary first{};
     bool first_ok = true;
     try {
         file_ranges buf(path, {{0, split}});
         std::istream in(&buf);
         first_ok = buf.good();
-        if (first_ok) first = summarize(in, name, ctx);
+        if (first_ok) first = validate_trace(in, name, ctx);
     } catch (...) {
         first_ok = false;
     }
