@@ -3,7 +3,8 @@
 // over fields of varying length mispredict their exits about once per field;
 // these do the same work with a fixed sequence of instructions.
 //
-// Every function reads whole words from its pointer: the caller guarantees
+// All are forced inline: each is a few instructions, called several times per
+// row. Every function reads whole words from its pointer: the caller guarantees
 // that the bytes up to 64 past the end of the text are readable (line_reader
 // and source_buf pad their buffers for this). Bytes past the text's length
 // are read but never matter.
@@ -21,7 +22,7 @@ namespace pmonsim::trace::swar {
 constexpr uint64_t ones = 0x0101010101010101ull;
 constexpr uint64_t highs = 0x8080808080808080ull;
 
-inline uint64_t load8(const char* p) {
+__attribute__((always_inline)) inline uint64_t load8(const char* p) {
     uint64_t w;
     std::memcpy(&w, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -31,10 +32,10 @@ inline uint64_t load8(const char* p) {
 }
 
 // The low n bytes of a word (n <= 8).
-inline uint64_t low_bytes(unsigned n) { return n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1; }
+__attribute__((always_inline)) inline uint64_t low_bytes(unsigned n) { return n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1; }
 
 // High bit of each byte set where the byte is 0 (exact: no borrow between bytes).
-inline uint64_t zero_bytes(uint64_t w) {
+__attribute__((always_inline)) inline uint64_t zero_bytes(uint64_t w) {
     const uint64_t t = (w & ~highs) + ~highs;  // high bit set where the low 7 bits are not 0
     return ~(t | w | ~highs);
 }
@@ -52,7 +53,7 @@ inline uint64_t comma_mask_words(const char* p, std::size_t n) {
 }
 
 // The same, 16 bytes at a time where SSE2 is there (every x86-64).
-inline uint64_t comma_mask(const char* p, std::size_t n) {
+__attribute__((always_inline)) inline uint64_t comma_mask(const char* p, std::size_t n) {
 #if defined(__SSE2__)
     uint64_t m = 0;
     const __m128i comma = _mm_set1_epi8(',');
@@ -68,7 +69,7 @@ inline uint64_t comma_mask(const char* p, std::size_t n) {
 }
 
 // The value of p[0..len) if it is 1-8 decimal digits.
-inline bool digits8(const char* p, unsigned len, uint64_t& v) {
+__attribute__((always_inline)) inline bool digits8(const char* p, unsigned len, uint64_t& v) {
     const uint64_t keep = low_bytes(len);
     const uint64_t d = (load8(p) ^ (ones * '0')) & keep;  // digits become 0-9
     // A byte above 9 (or with its high bit set) is not a digit.
@@ -85,7 +86,7 @@ inline bool digits8(const char* p, unsigned len, uint64_t& v) {
 
 // p[0..len) (1-7 bytes) with ASCII letters in lower case, and its length, as
 // one number; name_key() of the same word in any case is equal.
-inline uint64_t key7(const char* p, unsigned len) {
+__attribute__((always_inline)) inline uint64_t key7(const char* p, unsigned len) {
     const uint64_t w = load8(p) & low_bytes(len);
     const uint64_t low7 = w & ~highs;
     const uint64_t ge_a = low7 + ones * (0x80 - 'A');      // high bit: byte >= 'A'
