@@ -21,6 +21,8 @@
 #include <limits>
 #include <sstream>
 #include <string>
+
+#include <unistd.h>
 #include <vector>
 
 #if defined(__GLIBC__)
@@ -46,7 +48,10 @@ trace_context ctx_of(cpu_model cpu = cpu_model::ivb_ep, unsigned sockets = 1,
     return c;
 }
 
-std::string tmp(const std::string& name) { return ::testing::TempDir() + "trace_binary_" + name; }
+// (The process id: CTest runs tests in parallel processes sharing TempDir().)
+std::string tmp(const std::string& name) {
+    return ::testing::TempDir() + "trace_binary_" + std::to_string(::getpid()) + "_" + name;
+}
 
 void write_file(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary) << bytes;

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "trace/trace_binary.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_validate.h"
@@ -24,11 +26,13 @@ trace_context ctx_of() {
     return c;
 }
 
-// A file in the test's temporary directory, removed at the end.
+// A file in the test's temporary directory, removed at the end. The name
+// carries the process id: CTest runs each test in its own process, in
+// parallel, and they all share TempDir().
 struct temp_file {
     std::string path;
     temp_file(const std::string& name, const std::string& bytes)
-        : path(::testing::TempDir() + name) {
+        : path(::testing::TempDir() + std::to_string(::getpid()) + "_" + name) {
         std::ofstream(path, std::ios::binary) << bytes;
     }
     ~temp_file() { std::remove(path.c_str()); }
