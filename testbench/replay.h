@@ -3,7 +3,8 @@
 // lazily-counting boxes always know their inputs). Every trace is validated
 // completely before anything is replayed: a bad row anywhere means nothing
 // runs. Memory stays flat: one pending record per file, plus the batches the
-// reading thread (record_pipe.h) keeps ready ahead of the simulation.
+// reading thread (record_pipe.h, for text and gzip traces) keeps ready ahead
+// of the simulation.
 #pragma once
 #include <memory>
 #include <string>
@@ -34,13 +35,15 @@ public:
 
 private:
     void post(const trace::trace_record& r);
+    const record_pipe::record* next_record();
     box_module* box_of(unsigned socket, box_kind kind, unsigned unit) const;
 
     uncore_system& sys_;
     std::vector<std::vector<box_module*>> boxes_;  // per socket, in uncore_socket::boxes() order
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     trace::trace_merger merger_;
-    std::unique_ptr<record_pipe> pipe_;  // after merger_: stops before it goes
+    std::unique_ptr<record_pipe> pipe_;  // after merger_: stops before it goes; null: read in line
+    record_pipe::record direct_;         // the pending record when read in line
     const record_pipe::record* next_ = nullptr;
     time_ps end_ = 0;
     time_ps last_ = 0;

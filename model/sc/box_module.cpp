@@ -17,11 +17,8 @@ box_module::box_module(sc_core::sc_module_name name, box_spec spec, clock_domain
 
 cycle_t box_module::now_cycle() const { return core_.clock().cycles_before(now_ps()); }
 
-void box_module::sync() {
+void box_module::sync_to_now() {
     const time_ps t = now_ps();
-    // A replay posts many packets at one simulation time: the box is
-    // already there after the first (it never moves back).
-    if (t == synced_at_) return;
     synced_at_ = t;
     while (auto m = core_.sync(t, true)) {
         (void)m;

@@ -15,6 +15,7 @@
 
 #include "core/box_core.h"
 #include "core/qpi_link.h"
+#include "sc/time_util.h"
 
 namespace pmonsim {
 
@@ -45,12 +46,17 @@ public:
     // Where overflow messages go (the UBox's global control).
     void set_message_sink(std::function<void()> sink) { sink_ = std::move(sink); }
 
-    // Bring the box up to the current time (handling a due message).
-    void sync();
+    // Bring the box up to the current time (handling a due message). A
+    // replay posts many records at one simulation time: after the first the
+    // box is already there (it never moves back), so that case is inline.
+    void sync() {
+        if (now_ps() != synced_at_) sync_to_now();
+    }
     uint64_t messages() const { return messages_; }
 
 private:
     void on_signal();
+    void sync_to_now();
     void reschedule();
 
     box_core core_;
