@@ -558,28 +558,12 @@ uint64_t binary_trace_decoder::records() const { return p_->records; }
 bool binary_trace_decoder::next(packet_record& r) { return p_->next(r); }
 bool binary_trace_decoder::next(event_record& r) { return p_->next(r); }
 
-// One call per batch: next() is forced inline into these loops, so a record
-// costs its checks and stores, not calls.
-std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n,
-                                       std::exception_ptr& error) {
-    std::size_t k = 0;
-    try {
-        while (k < n && p_->next(out[k])) ++k;
-    } catch (...) {
-        error = std::current_exception();
-    }
-    return k;
+std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n, std::exception_ptr& error) {
+    return detail::read_batch(*p_, out, n, error);
 }
 
-std::size_t binary_trace_decoder::read(event_record* out, std::size_t n,
-                                       std::exception_ptr& error) {
-    std::size_t k = 0;
-    try {
-        while (k < n && p_->next(out[k])) ++k;
-    } catch (...) {
-        error = std::current_exception();
-    }
-    return k;
+std::size_t binary_trace_decoder::read(event_record* out, std::size_t n, std::exception_ptr& error) {
+    return detail::read_batch(*p_, out, n, error);
 }
 
 }  // namespace pmonsim::trace

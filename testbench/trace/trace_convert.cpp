@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "trace/trace_binary.h"
+#include "trace/trace_detail.h"
 
 namespace pmonsim::trace {
 
@@ -32,19 +33,6 @@ void put_ns(std::string& s, time_ps t) {
     std::size_t n = 4;
     while (d[n - 1] == '0') --n;
     s.append(d, n);
-}
-
-const char* mc_text(unsigned mc) {
-    switch (mc) {
-        case qpi_mc::hom0: return "HOM0";
-        case qpi_mc::hom1: return "HOM1";
-        case qpi_mc::snp: return "SNP";
-        case qpi_mc::ndr: return "NDR";
-        case qpi_mc::ncs: return "NCS";
-        case qpi_mc::ncb: return "NCB";
-        case qpi_mc::drs: return "DRS";
-        default: return nullptr;
-    }
 }
 
 const char* vn_text(unsigned vn) {
@@ -112,7 +100,7 @@ void text_trace_writer::write(const packet_record& r) {
     put_uint(s, r.port);
     s += r.dir == qpi_dir::tx ? ",tx," : ",rx,";
     const qpi_packet& p = r.packet;
-    put_named(s, mc_text(p.mc), p.mc);
+    put_named(s, detail::mc_text(p.mc), p.mc);
     s += ',';
     put_uint(s, p.opc);
     s += ',';

@@ -33,7 +33,7 @@ std::string range_text(unsigned n, const char* one, const char* many) {
     return s;
 }
 
-std::string mc_name(unsigned mc) {
+const char* mc_text(unsigned mc) {
     switch (mc) {
         case qpi_mc::hom0: return "HOM0";
         case qpi_mc::hom1: return "HOM1";
@@ -42,8 +42,13 @@ std::string mc_name(unsigned mc) {
         case qpi_mc::ncs: return "NCS";
         case qpi_mc::ncb: return "NCB";
         case qpi_mc::drs: return "DRS";
-        default: return "MC " + std::to_string(mc);
+        default: return nullptr;
     }
+}
+
+std::string mc_name(unsigned mc) {
+    const char* t = mc_text(mc);
+    return t ? std::string(t) : "MC " + std::to_string(mc);
 }
 
 std::string sub_list(const event_def& ev) {

@@ -554,27 +554,12 @@ void text_trace_decoder::use_fast_paths(bool on) { p_->use_fast = on; }
 bool text_trace_decoder::next(packet_record& r) { return p_->next(r); }
 bool text_trace_decoder::next(event_record& r) { return p_->next(r); }
 
-// One call per batch of rows (the exception ends the batch where it happened).
-std::size_t text_trace_decoder::read(packet_record* out, std::size_t n,
-                                     std::exception_ptr& error) {
-    std::size_t k = 0;
-    try {
-        while (k < n && p_->next(out[k])) ++k;
-    } catch (...) {
-        error = std::current_exception();
-    }
-    return k;
+std::size_t text_trace_decoder::read(packet_record* out, std::size_t n, std::exception_ptr& error) {
+    return detail::read_batch(*p_, out, n, error);
 }
 
-std::size_t text_trace_decoder::read(event_record* out, std::size_t n,
-                                     std::exception_ptr& error) {
-    std::size_t k = 0;
-    try {
-        while (k < n && p_->next(out[k])) ++k;
-    } catch (...) {
-        error = std::current_exception();
-    }
-    return k;
+std::size_t text_trace_decoder::read(event_record* out, std::size_t n, std::exception_ptr& error) {
+    return detail::read_batch(*p_, out, n, error);
 }
 
 }  // namespace pmonsim::trace

@@ -32,13 +32,11 @@
 namespace pmonsim::trace {
 namespace {
 
+// IVB-EP at the default clocks (2 GHz UCLK, 1 GHz QCLK).
 trace_context ctx_of(unsigned ports = 3, unsigned sockets = 2) {
     trace_context c;
-    c.cpu = cpu_model::ivb_ep;
     c.sockets = sockets;
     c.qpi_ports = ports;
-    c.uclk_hz = 2000000000ull;
-    c.qclk_hz = 1000000000ull;
     return c;
 }
 
