@@ -3,8 +3,8 @@
 // packet trace (text, binary), the validation pass, and the counting core
 // (qpi_link::post_packet + box_core::advance_to) without SystemC, for several
 // distances between the posted inputs and the box's current cycle (replay posts
-// up to 10 us = 10,000 QCLK cycles ahead). items_per_second is packets (rows)
-// per second. See docs/performance.md.
+// up to 1 us = 1,000 QCLK cycles ahead), and event-trace rows on the R2PCIe.
+// items_per_second is packets (rows) per second. See docs/performance.md.
 //
 //   pmonsim-bench-replay --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
@@ -173,6 +173,53 @@ void BM_QpiPortCore(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kRows);
 }
 BENCHMARK(BM_QpiPortCore)->Arg(16)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// Event-trace rows on the R2PCIe (run-bench's event trace: a row every 23
+// UCLK cycles on average, 29 % of them one cycle long, the rest up to 150, so
+// runs overlap), with run-bench's R2PCIe programming: two thresholds, an edge
+// detect and one plain count. Each row is two input steps through the box's
+// heap and two stops of the walk: the part of a replay performance.md says
+// comes next. items_per_second is rows.
+void BM_R2pcieEventRows(benchmark::State& state) {
+    const box_spec spec = make_box_spec(box_kind::r2pcie, cpu_model::ivb_ep);
+    const event_catalog& cat = *spec.catalog;
+    struct row { cycle_t cycle; uint64_t repeat; unsigned input; uint32_t count; };
+    static const std::vector<row> rows = [&] {
+        const unsigned in[] = {*cat.find_input("RING_AD_USED", "CW_VR0_EVEN"),
+                               *cat.find_input("RING_AD_USED", "CCW_VR0_ODD"),
+                               *cat.find_input("RING_BL_USED", "CW_VR0_EVEN"),
+                               *cat.find_input("RxR_OCCUPANCY", "DRS")};
+        rng r{7};
+        std::vector<row> v;
+        cycle_t c = 0;
+        for (size_t i = 0; i < kRows; ++i) {
+            c += r.below(46);
+            const unsigned k = static_cast<unsigned>(r.below(4));
+            const uint64_t repeat = r.below(100) < 29 ? 1 : 1 + r.below(150);
+            v.push_back({c, repeat, in[k], k == 3 ? 1 + static_cast<uint32_t>(r.below(31)) : 1});
+        }
+        return v;
+    }();
+    const cycle_t chunk = static_cast<cycle_t>(state.range(0));
+    for (auto _ : state) {
+        box_core box(spec, clock_domain(2000000000ull), nullptr);
+        const uint32_t ctl[4] = {0x08400813, 0x00403307, 0x0144ff09, 0x0240ff07};
+        for (const register_def& r : box.spec().table.regs)
+            if (r.role == reg_role::ctl) box.write_reg(r, ctl[r.index], ~0ull, 0);
+        cycle_t boundary = chunk;
+        for (const row& e : rows) {
+            while (e.cycle >= boundary) {
+                box.advance_to(boundary);
+                boundary += chunk;
+            }
+            box.post_run(e.cycle, e.repeat, e.input, e.count);
+        }
+        box.advance_to(rows.back().cycle + 200);
+        benchmark::DoNotOptimize(box.counter_value(0));
+    }
+    state.SetItemsProcessed(state.iterations() * kRows);
+}
+BENCHMARK(BM_R2pcieEventRows)->Arg(2000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
