@@ -111,8 +111,7 @@ box_module* replayer::box_of(unsigned socket, box_kind kind, unsigned unit) cons
 
 void replayer::post(const trace::trace_record& r) {
     if (const auto* p = std::get_if<trace::packet_record>(&r)) {
-        // (The reader checked socket and port against the configuration.)
-        box_module* port = boxes_[p->socket][3 + p->port];
+        box_module* port = box_of(p->socket, box_kind::qpi, p->port);
         port->post_packet(p->dir, p->cycle, p->packet);  // (its end: see time_left())
     } else {
         const auto& e = std::get<trace::event_record>(r);
