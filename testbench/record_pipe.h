@@ -6,8 +6,8 @@
 // from a source function, the simulation thread takes them in order. Memory
 // stays flat: at most `depth` batches of `batch` records exist at a time
 // (small batches: the consumer reads a batch while it is still in cache).
-// Each side sleeps only when it must, and the producer is woken only once
-// half the batches are free again: a wake-up costs far more than a batch.
+// Each side sleeps only when it must, and is woken only once half the
+// batches are ready for it again: a wake-up costs far more than a batch.
 // An exception thrown by the source reaches the consumer when it gets to
 // the place in the stream where it happened.
 #pragma once
@@ -58,6 +58,7 @@ private:
     std::size_t refill_at_;         // free batches that wake the producer
     bool producer_waiting_ = false;
     bool consumer_waiting_ = false;
+    bool producer_done_ = false;    // the last batch is in full_
     // Consumer side.
     batch_t cur_;
     std::size_t pos_ = 0;

@@ -36,13 +36,17 @@ std::string spool_stdin(std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE
 
 replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : sys_(sys) {
     for (unsigned s = 0; s < sys.sockets(); ++s) {
-        boxes_.push_back(sys.socket(s).boxes());
-        const auto& b = boxes_.back();  // the order box_of() relies on
+        const std::vector<box_module*> b = sys.socket(s).boxes();
+        // The order box_index() relies on.
         bool ok = b.size() >= 3 && b[0]->core().spec().name == "ubox" &&
                   b[1]->core().spec().name == "ubox_fixed" && b[2]->core().spec().name == "r2pcie";
         for (size_t i = 3; i < b.size(); ++i) ok = ok && b[i]->core().spec().name == "qpi" + std::to_string(i - 3);
-        if (!ok) throw std::logic_error("uncore_socket::boxes() is not in the order replay expects");
+        if (!ok || (s > 0 && b.size() != per_socket_))
+            throw std::logic_error("uncore_socket::boxes() is not in the order replay expects");
+        per_socket_ = b.size();
+        boxes_.insert(boxes_.end(), b.begin(), b.end());
     }
+    touched_.assign(boxes_.size(), 0);
     const trace::trace_context ctx = trace_context_of(sys.config());
     std::vector<std::pair<std::string, std::string>> paths;  // (path to open, name in messages)
     for (const std::string& f : files) {
@@ -65,60 +69,89 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : 
     bool heavy = false;
     for (size_t i = 0; i < merger_.sources(); ++i)
         heavy |= merger_.reader(i).format() == trace::trace_format::text || merger_.reader(i).compressed();
-    if (heavy) pipe_ = std::make_unique<record_pipe>([this](record_pipe::record& r) { return merger_.next(r); });
-    next_ = next_record();
-}
-
-const record_pipe::record* replayer::next_record() {
-    if (pipe_) return pipe_->next();
-    return merger_.next(direct_) ? &direct_ : nullptr;
+    if (heavy) {
+        pipe_ = std::make_unique<record_pipe>([this](record_pipe::record& r) { return merger_.next(r); });
+        next_ = pipe_->next();
+        more_ = next_ != nullptr;
+    } else {
+        more_ = merger_.next_time() != ~time_ps{0};
+    }
 }
 
 replayer::~replayer() = default;
 
 time_ps replayer::time_left(time_ps now) const {
-    if (next_ && last_ >= now) return last_ + 1 - now;  // records still to post
+    if (more_ && last_ >= now) return last_ + 1 - now;  // records still to post
     time_ps end = end_;  // event runs; packets end where their ports' last flit does
-    for (const auto& socket : boxes_)
-        for (size_t i = 3; i < socket.size(); ++i)
+    for (box_module* b : boxes_)
+        if (const qpi_link* l = b->link())
             for (qpi_dir d : {qpi_dir::rx, qpi_dir::tx}) {
-                const cycle_t after = (socket[i]->link()->next_free_slot(d) + 1) / 2;
-                end = std::max(end, socket[i]->core().clock().cycle_start(after));
+                const cycle_t after = (l->next_free_slot(d) + 1) / 2;
+                end = std::max(end, b->core().clock().cycle_start(after));
             }
     return end > now ? end - now : 0;
 }
 
 time_ps replayer::feed(time_ps until) {
-    while (next_ && trace::time_of(next_->record) < until) {
-        post(next_->record);
-        ++posted_;
-        next_ = next_record();
+    time_ps next;
+    if (pipe_) {
+        while (next_ && trace::time_of(next_->record) < until) {
+            post(next_->record);
+            ++posted_;
+            next_ = pipe_->next();
+        }
+        more_ = next_ != nullptr;
+        next = next_ ? trace::time_of(next_->record) : ~time_ps{0};
+    } else {
+        // Records in place, a run of one file at a time.
+        for (trace::trace_merger::run r; (r = merger_.next_run(until)).n != 0;) {
+            if (r.packets)
+                for (size_t i = 0; i < r.n; ++i) post_packet(r.packets[i]);
+            else
+                for (size_t i = 0; i < r.n; ++i) post_event(r.events[i]);
+            posted_ += r.n;
+        }
+        next = merger_.next_time();
+        more_ = next != ~time_ps{0};
     }
-    return next_ ? trace::time_of(next_->record) : ~time_ps{0};
+    end_posts();
+    return next;
 }
 
-// uncore_socket::boxes() lists ubox, ubox_fixed, r2pcie, then the QPI ports.
-box_module* replayer::box_of(unsigned socket, box_kind kind, unsigned unit) const {
-    const std::vector<box_module*>& b = boxes_.at(socket);
-    switch (kind) {
-        case box_kind::ubox: return b[0];
-        case box_kind::ubox_fixed: return b[1];
-        case box_kind::r2pcie: return b[2];
-        case box_kind::qpi: return b.at(3 + unit);
+void replayer::end_posts() {
+    for (size_t i : touched_list_) {
+        touched_[i] = 0;
+        boxes_[i]->end_posts();
     }
-    return nullptr;
+    touched_list_.clear();
+}
+
+size_t replayer::box_index(unsigned socket, box_kind kind, unsigned unit) const {
+    size_t i = 0;
+    switch (kind) {
+        case box_kind::ubox: i = 0; break;
+        case box_kind::ubox_fixed: i = 1; break;
+        case box_kind::r2pcie: i = 2; break;
+        case box_kind::qpi: i = 3 + unit; break;
+    }
+    if (i >= per_socket_) throw std::logic_error("replay: a record for a QPI port this machine lacks");
+    return socket * per_socket_ + i;
 }
 
 void replayer::post(const trace::trace_record& r) {
-    if (const auto* p = std::get_if<trace::packet_record>(&r)) {
-        box_module* port = box_of(p->socket, box_kind::qpi, p->port);
-        port->post_packet(p->dir, p->cycle, p->packet);  // (its end: see time_left())
-    } else {
-        const auto& e = std::get<trace::event_record>(r);
-        box_module* box = box_of(e.socket, e.kind, e.unit);
-        box->post_run(e.cycle, e.repeat, e.input, e.count);
-        end_ = std::max(end_, box->core().clock().cycle_start(e.cycle + e.repeat));
-    }
+    if (const auto* p = std::get_if<trace::packet_record>(&r)) post_packet(*p);
+    else post_event(std::get<trace::event_record>(r));
+}
+
+void replayer::post_packet(const trace::packet_record& p) {
+    // (Where the packet ends: see time_left().)
+    touch(box_index(p.socket, box_kind::qpi, p.port))->link()->post_packet(p.dir, p.cycle, p.packet);
+}
+
+void replayer::post_event(const trace::event_record& e) {
+    box_module* box = touch(box_index(e.socket, e.kind, e.unit));
+    box->core().post_run(e.cycle, e.repeat, e.input, e.count);
+    end_ = std::max(end_, box->core().clock().cycle_start(e.cycle + e.repeat));
 }
 
 }  // namespace pmonsim

@@ -6,7 +6,9 @@
 // reading thread (record_pipe.h, for text and gzip traces) keeps ready ahead
 // of the simulation.
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,16 +37,35 @@ public:
 
 private:
     void post(const trace::trace_record& r);
-    const record_pipe::record* next_record();
-    box_module* box_of(unsigned socket, box_kind kind, unsigned unit) const;
+    void post_packet(const trace::packet_record& p);
+    void post_event(const trace::event_record& e);
+    // The box at `index` of the flat list, synced for this feed's posts.
+    box_module* touch(size_t index) {
+        if (index >= boxes_.size()) throw std::logic_error("replay: a record for a box this machine lacks");
+        if (!touched_[index]) {
+            touched_[index] = 1;
+            touched_list_.push_back(index);
+            boxes_[index]->begin_posts();
+        }
+        return boxes_[index];
+    }
+    void end_posts();
+    // Where a box is in boxes_ (uncore_socket::boxes() order: ubox,
+    // ubox_fixed, r2pcie, then the QPI ports).
+    size_t box_index(unsigned socket, box_kind kind, unsigned unit) const;
 
     uncore_system& sys_;
-    std::vector<std::vector<box_module*>> boxes_;  // per socket, in uncore_socket::boxes() order
+    std::vector<box_module*> boxes_;  // every socket's boxes, socket after socket
+    size_t per_socket_ = 0;
+    std::vector<uint8_t> touched_;    // per box: synced for the current feed
+    std::vector<size_t> touched_list_;
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     trace::trace_merger merger_;
-    std::unique_ptr<record_pipe> pipe_;  // after merger_: stops before it goes; null: read in line
-    record_pipe::record direct_;         // the pending record when read in line
-    const record_pipe::record* next_ = nullptr;
+    // Text and gzip traces: read on a second thread (after merger_: stops
+    // before it goes). Null: plain binary, taken from merger_ in runs.
+    std::unique_ptr<record_pipe> pipe_;
+    const record_pipe::record* next_ = nullptr;  // the pipe's pending record
+    bool more_ = true;                           // records left to post
     time_ps end_ = 0;
     time_ps last_ = 0;
     uint64_t posted_ = 0;

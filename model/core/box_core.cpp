@@ -319,8 +319,7 @@ void box_core::post_steps(cycle_t from, const input_change* changes, unsigned n)
 void box_core::push_step(const step& st) {
     for (unsigned k = 0; k < st.n; ++k)
         if (st.change[k].delta > 0) rising_[st.change[k].input] += static_cast<uint64_t>(st.change[k].delta);
-    steps_.push_back(st);
-    std::push_heap(steps_.begin(), steps_.end(), later{});
+    steps_.push(st);
 }
 
 void box_core::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value) {
@@ -353,11 +352,12 @@ uint64_t box_core::count_matches(cycle_t c) const {
 
 uint64_t box_core::input_now(unsigned input) const {
     uint64_t v = inputs_.at(input);
-    if (!steps_.empty() && steps_.front().cycle <= cur_)  // changes for cur_ not applied yet
-        for (const step& s : steps_)
+    if (steps_.front_cycle() <= cur_)  // changes for cur_ not applied yet
+        steps_.for_each([&](const step& s) {
             if (s.cycle == cur_)
                 for (unsigned k = 0; k < s.n; ++k)
                     if (s.change[k].input == input) v += s.change[k].delta;
+        });
     if (static_cast<int>(input) == cto_input_) {
         const bool fresh = !headers_.empty() && headers_.front().cycle == cur_;
         v += fresh ? count_matches(cur_) : (cur_ < cto_expire_ ? cto_now_ : 0);
@@ -400,15 +400,8 @@ void box_core::filter_headers_of(unsigned dir) {
     for (auto& c : ctr_) derive_slot_weights(c);
 }
 
-void box_core::post_burst(unsigned dir, const flit_burst& b) {
-    flit_stream& st = (*streams_)[dir & 1];
-    // One test for the usual case (runs for every packet), the reasons after.
-    const bool ok = dir < 2 && b.start >= 2 * cur_ && b.nondata != 0 && b.nondata_kind < st.kinds.size() &&
-                    b.data_kind < st.kinds.size() && (st.bursts.empty() || b.start >= st.bursts.back().end());
-    if (ok) {
-        st.bursts.push_back(b);
-        return;
-    }
+void box_core::reject_burst(unsigned dir, const flit_burst& b) const {
+    const flit_stream& st = (*streams_)[dir & 1];
     if (dir >= 2 || st.kinds.empty()) throw std::logic_error(spec_.name + ": no flit slots in this direction");
     if (b.start < 2 * cur_)
         throw std::logic_error(spec_.name + ": packet placed in slot " + std::to_string(b.start) +
@@ -464,7 +457,7 @@ uint64_t carry_index(uint64_t value, run_adds a, uint64_t n, unsigned width) {
 void box_core::settle() { apply_due(false); }
 
 void box_core::apply_due(bool headers) {
-    while (!steps_.empty() && steps_.front().cycle <= cur_) {
+    while (steps_.front_cycle() <= cur_) {
         const step& s = steps_.front();
         for (unsigned k = 0; k < s.n; ++k) {
             const unsigned in = s.change[k].input;
@@ -474,8 +467,7 @@ void box_core::apply_due(bool headers) {
             const auto& u = uses_[in];
             for (unsigned i = 0; i < 4; ++i) ginc_[i] += u[i] * d;
         }
-        std::pop_heap(steps_.begin(), steps_.end(), later{});
-        steps_.pop_back();
+        steps_.pop();
     }
     if (!headers) return;
     if (cur_ >= cto_expire_) cto_now_ = 0;
@@ -644,13 +636,66 @@ std::optional<std::pair<uint64_t, unsigned>> box_core::first_slot_carry(
     return best;
 }
 
+void box_core::count_run(unsigned i, uint32_t inc, uint64_t n) {
+    counter& c = ctr_[i];
+    const run_adds a = condition_run(c.cond, inc, c.prev);
+    const add_result r = add_wrapping(c.value, a.first + static_cast<unsigned __int128>(a.rest) * (n - 1), spec_.width);
+    c.value = r.value;
+    c.prev = condition_after_run(c.cond, inc, c.prev);
+    if (r.carries) {
+        c.wraps += r.carries;
+        if (spec_.has_box_status && (spec_.status_on_any_carry || c.ov_en)) status_ |= 1u << i;
+    }
+}
+
+// The walk below splits every counter's run at every input change, because a
+// message must stop it in the exact cycle. Without messages, flit slots or
+// packet headers (UBox, R2PCIe, and most replays), a counter is instead
+// counted only when its own increment changes, and at the end: an event row
+// then costs the counters that sum its input, not all of them. Counting a run
+// of equal increments in one piece or in two gives the same value and edge
+// state (conditioning.h), so the result is the walk's.
+void box_core::advance_lazily(cycle_t target) {
+    std::array<cycle_t, 4> from;
+    from.fill(cur_);
+    auto catch_up = [&](unsigned i, cycle_t to) {  // counter i over [from[i], to)
+        if (to <= from[i]) return;
+        const counter& c = ctr_[i];
+        if (c.en && c.counts) count_run(i, spec_.fixed ? 1 : static_cast<uint32_t>(ginc_[i]), to - from[i]);
+        from[i] = to;
+    };
+    const unsigned n_ctr = static_cast<unsigned>(std::min<size_t>(ctr_.size(), 4));
+    while (steps_.front_cycle() < target) {
+        const step& s = steps_.front();
+        for (unsigned k = 0; k < s.n; ++k) {
+            const unsigned in = s.change[k].input;
+            const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.change[k].delta));
+            inputs_[in] += d;
+            if (s.change[k].delta > 0) rising_[in] -= d;
+            const auto& u = uses_[in];
+            for (unsigned i = 0; i < n_ctr; ++i)
+                if (u[i]) {
+                    catch_up(i, s.cycle);
+                    ginc_[i] += u[i] * d;
+                }
+        }
+        steps_.pop();
+    }
+    for (unsigned i = 0; i < n_ctr; ++i) catch_up(i, target);
+    cur_ = target;
+}
+
 std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_on_message) {
     std::optional<overflow_message> first_msg;
     target = std::min(target, kHorizon);
+    if (!has_slots_ && headers_.empty() && cto_now_ == 0 && !may_message() && !frozen()) {
+        if (cur_ < target) advance_lazily(target);
+        return first_msg;
+    }
     while (cur_ < target) {
         apply_due(true);  // the changes posted for this cycle
         cycle_t next = target;
-        if (!steps_.empty()) next = std::min(next, steps_.front().cycle);
+        next = std::min(next, steps_.front_cycle());
         if (!headers_.empty()) next = std::min(next, headers_.front().cycle);
         if (cto_now_ && cto_expire_ > cur_) next = std::min(next, cto_expire_);
         const uint64_t n = next - cur_;
@@ -698,18 +743,8 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
                 if (auto k = first_slot_carry(d, n, incs)) candidate(k->first, k->second);
         // Count `run` cycles.
         for (unsigned i = 0; i < ctr_.size(); ++i) {
-            counter& c = ctr_[i];
-            if (!c.en || !c.counts || c.flit_dir >= 0) continue;
-            const unsigned __int128 total =
-                adds[i].first + static_cast<unsigned __int128>(adds[i].rest) * (run - 1);
-            const add_result r = add_wrapping(c.value, total, spec_.width);
-            c.value = r.value;
-            c.prev = condition_after_run(c.cond, incs[i], c.prev);
-            if (r.carries) {
-                c.wraps += r.carries;
-                if (spec_.has_box_status && (spec_.status_on_any_carry || c.ov_en))
-                    status_ |= 1u << i;
-            }
+            const counter& c = ctr_[i];
+            if (c.en && c.counts && c.flit_dir < 0) count_run(i, incs[i], run);
         }
         if (has_slots_) {
             walk_slots(0, run, incs);

@@ -25,6 +25,7 @@
 #include "core/conditioning.h"
 #include "core/diagnostics.h"
 #include "core/flit_stream.h"
+#include "core/step_queue.h"
 #include "tables/register_table.h"
 
 namespace pmonsim {
@@ -97,7 +98,7 @@ public:
     void post_step(cycle_t from, unsigned input, int64_t delta);
     // Up to three changes at once in cycle `from` (a QPI packet's flit classes
     // change together): one pending entry instead of three.
-    struct input_change { unsigned input; int32_t delta; };
+    using input_change = pmonsim::input_change;
     void post_steps(cycle_t from, const input_change* changes, unsigned n);
     // Convenience: value v during cycles [from, from + n).
     void post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value);
@@ -119,7 +120,15 @@ public:
     void filter_headers_of(unsigned dir);
     // A packet in the direction's slots; bursts come in slot order, at or
     // after the current cycle's first slot.
-    void post_burst(unsigned dir, const flit_burst& b);
+    // (Inline: once per replayed packet; anything unusual goes to the
+    // out-of-line checks.)
+    void post_burst(unsigned dir, const flit_burst& b) {
+        flit_stream& st = (*streams_)[dir & 1];
+        const bool ok = dir < 2 && b.start >= 2 * cur_ && b.nondata != 0 && b.nondata_kind < st.kinds.size() &&
+                        b.data_kind < st.kinds.size() && (st.bursts.empty() || b.start >= st.bursts.back().end());
+        if (ok) st.bursts.push_back(b);
+        else reject_burst(dir, b);
+    }
 
     // The input's value from posted steps (for flit inputs: the part not
     // coming from slots), as of the last cycle the walk applied.
@@ -166,19 +175,14 @@ private:
         uint8_t header_w = 0;                          // counts CTO_COUNT's input
         uint32_t max_slot_w = 0;                       // heaviest slot kind
     };
-    // A posted input change. Kept in a binary min-heap on `cycle`: posts arrive
-    // almost in order and are consumed in order, without a node per change.
-    struct step {
-        cycle_t cycle;
-        uint32_t n;                 // changes in this step (1 to 3)
-        input_change change[3];
-    };
-    struct later {
-        bool operator()(const step& a, const step& b) const { return a.cycle > b.cycle; }
-    };
+    using step = input_step;
     struct header { cycle_t cycle; uint64_t fields; };
 
     void push_step(const step& st);
+    // Counts n cycles of increment `inc` on counter i (threshold, edge, wrap).
+    void count_run(unsigned i, uint32_t inc, uint64_t n);
+    void advance_lazily(cycle_t target);
+    [[noreturn]] void reject_burst(unsigned dir, const flit_burst& b) const;
     void decode(unsigned i);
     void decode_ctl(unsigned i);
     void derive_slot_weights(counter& c) const;
@@ -221,7 +225,7 @@ private:
     std::vector<std::array<uint8_t, 4>> uses_;  // per input: times each counter sums it
     std::array<uint64_t, 4> ginc_{};            // per counter: sum of its inputs_
     uint32_t ov_mask_ = 0;                      // counters that count with ov_en
-    std::vector<step> steps_;      // min-heap (later)
+    step_queue steps_;             // posted input changes, earliest first
     std::deque<header> headers_;   // sorted by cycle
     int cto_input_ = -1;
     int clock_input_ = -1;  // CLOCKTICKS: driven by the box itself

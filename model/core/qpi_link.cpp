@@ -39,21 +39,4 @@ qpi_link::qpi_link(box_core& box) : box_(box) {
     box_.filter_headers_of(static_cast<unsigned>(qpi_dir::rx));
 }
 
-cycle_t qpi_link::post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p) {
-    const unsigned d = static_cast<unsigned>(dir);
-    const dir_kinds& k = kinds_[d];
-    const packet_shape s = shape_of(p);
-    flit_burst b;
-    b.start = std::max(next_slot_[d], 2 * at);
-    b.nondata = s.flits - s.data;
-    b.data = s.data;
-    b.nondata_kind = p.mc == qpi_mc::ndr && p.ring_ad ? k.ndr_ad : k.nondata[p.mc & 15u];
-    b.data_kind = k.data[p.mc & 15u];
-    if (dir == qpi_dir::rx) b.fields = filter_fields(p);
-    box_.post_burst(d, b);
-    next_slot_[d] = b.end();
-    ++packets_[d];
-    return b.start / 2;
-}
-
 }  // namespace pmonsim

@@ -72,8 +72,23 @@ public:
     explicit qpi_link(box_core& box);
 
     // Place a packet whose header is ready in cycle `at` (QCLK). Returns the
-    // cycle in which its header flit goes.
-    cycle_t post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p);
+    // cycle in which its header flit goes. (Inline: once per replayed packet.)
+    cycle_t post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p) {
+        const unsigned d = static_cast<unsigned>(dir);
+        const dir_kinds& k = kinds_[d];
+        const packet_shape s = shape_of(p);
+        flit_burst b;
+        b.start = std::max(next_slot_[d], 2 * at);
+        b.nondata = s.flits - s.data;
+        b.data = s.data;
+        b.nondata_kind = p.mc == qpi_mc::ndr && p.ring_ad ? k.ndr_ad : k.nondata[p.mc & 15u];
+        b.data_kind = k.data[p.mc & 15u];
+        if (dir == qpi_dir::rx) b.fields = filter_fields(p);
+        box_.post_burst(d, b);
+        next_slot_[d] = b.end();
+        ++packets_[d];
+        return b.start / 2;
+    }
     // First free flit slot (2 per cycle) in a direction.
     uint64_t next_free_slot(qpi_dir dir) const { return next_slot_[static_cast<int>(dir)]; }
     uint64_t packets(qpi_dir dir) const { return packets_[static_cast<int>(dir)]; }

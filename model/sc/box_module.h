@@ -54,6 +54,13 @@ public:
     }
     uint64_t messages() const { return messages_; }
 
+    // Many posts at one simulation time (a replay's batch): begin_posts()
+    // syncs, then records go straight to core() or link(), and end_posts()
+    // schedules the next wake once, which post_run()/post_packet() do after
+    // every record. Nothing may run in between: simulated time must not move.
+    void begin_posts() { sync(); }
+    void end_posts() { reschedule(); }
+
 private:
     void on_signal();
     void sync_to_now();

@@ -144,7 +144,54 @@ struct alignas(64) trace_merger::impl {
         return true;
     }
 
+    // Records handed out by next_run() that the source has not moved past.
+    std::size_t lent = 0;
+    void settle_lent() {
+        if (!lent) return;
+        source& s = *sources[draining];
+        s.cur += lent - 1;
+        lent = 0;
+        merged_record skip;  // take() moves past the last lent record (refilling if it ends the batch)
+        bool more;
+        try {
+            more = s.take(skip);
+        } catch (...) {
+            draining = none;
+            throw;
+        }
+        if (!more) draining = none;
+    }
+
+    run next_run(time_ps until) {
+        settle_lent();
+        if (!draining_first() && !choose()) return {};
+        const std::size_t i = draining;
+        source& s = *sources[i];
+        // Up to the bound: before it, or at it when this source comes first.
+        const bool at_bound_ok = i < bound_source;
+        std::size_t n = 0;
+        if (s.packets) {
+            const packet_record* r = s.packet_rows.data() + s.cur;
+            const std::size_t left = s.count - s.cur;
+            while (n < left && r[n].time < until && (r[n].time < bound || (at_bound_ok && r[n].time == bound))) ++n;
+            lent = n;
+            return {n ? r : nullptr, nullptr, n, i};
+        }
+        const event_record* r = s.event_rows.data() + s.cur;
+        const std::size_t left = s.count - s.cur;
+        while (n < left && r[n].time < until && (r[n].time < bound || (at_bound_ok && r[n].time == bound))) ++n;
+        lent = n;
+        return {nullptr, n ? r : nullptr, n, i};
+    }
+
+    time_ps next_time() {
+        settle_lent();
+        if (!draining_first() && !choose()) return std::numeric_limits<time_ps>::max();
+        return sources[draining]->time;
+    }
+
     bool next(merged_record& out) {
+        settle_lent();
         if (!draining_first() && !choose()) return false;
         const std::size_t i = draining;
         out.source = i;
@@ -195,6 +242,18 @@ bool trace_merger::next(merged_record& out) {
     impl& m = *p_;
     if (!m.started) m.start();
     return m.next(out);
+}
+
+trace_merger::run trace_merger::next_run(time_ps until) {
+    impl& m = *p_;
+    if (!m.started) m.start();
+    return m.next_run(until);
+}
+
+time_ps trace_merger::next_time() {
+    impl& m = *p_;
+    if (!m.started) m.start();
+    return m.next_time();
 }
 
 }  // namespace pmonsim::trace

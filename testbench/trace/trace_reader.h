@@ -258,6 +258,24 @@ public:
     // Sources cannot be added once next() has been called.
     bool next(merged_record& out);
 
+    // The next records in time order that all come from one source and are
+    // before `until`, in place: a view of the merger's batch, valid until
+    // the next call to next(), next_run() or next_time(). Exactly one of
+    // `packets` and `events` is set unless the run is empty (n == 0: every
+    // source is exhausted or the next record is at or after `until`). A
+    // replay loop takes records this way without copying each one, but a bad
+    // record in a source's next batch is then reported by the call after the
+    // run that ends its current batch, not by that run.
+    struct run {
+        const packet_record* packets = nullptr;
+        const event_record* events = nullptr;
+        std::size_t n = 0;
+        std::size_t source = 0;
+    };
+    run next_run(time_ps until);
+    // The time of the next record; the largest time_ps when there is none.
+    time_ps next_time();
+
 private:
     struct impl;
     std::unique_ptr<impl> p_;

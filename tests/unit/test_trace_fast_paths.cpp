@@ -703,6 +703,87 @@ TEST(TraceMergeBatches, SameOrderAndSameErrorPointAsOnePendingRecord) {
     }
 }
 
+// next_run(), next_time() and next() mixed at random, with a bound that
+// creeps forward: the same records in the same order, and the same error
+// after the same records, as one pending record per source.
+std::vector<std::string> merge_runs(const std::vector<std::string>& texts, unsigned seed) {
+    trace_merger m;
+    std::mt19937 rng(seed);
+    std::vector<std::string> out;
+    auto put = [&](std::size_t source, unsigned line, time_ps t) {
+        out.push_back(std::to_string(source) + ":" + std::to_string(line) + "@" + std::to_string(t));
+    };
+    try {
+        for (std::size_t i = 0; i < texts.size(); ++i)
+            m.add(std::make_unique<std::istringstream>(texts[i]), "m" + std::to_string(i), ctx_of());
+        time_ps until = 0;
+        for (;;) {
+            const unsigned what = rng() % 8;
+            if (what == 0) {
+                trace_merger::merged_record r;
+                if (!m.next(r)) break;
+                put(r.source, line_of(r.record), time_of(r.record));
+                continue;
+            }
+            if (what == 1) {
+                const time_ps t = m.next_time();
+                if (t == ~time_ps{0}) break;
+                trace_merger::merged_record r;  // the record next_time() announced
+                EXPECT_TRUE(m.next(r));
+                EXPECT_EQ(time_of(r.record), t);
+                put(r.source, line_of(r.record), time_of(r.record));
+                continue;
+            }
+            until += (rng() % 6) * 500;  // rows are 0-2 ns apart (times in ps)
+            const trace_merger::run r = m.next_run(until);
+            if (r.n == 0) {
+                if (m.next_time() == ~time_ps{0}) break;
+                EXPECT_GE(m.next_time(), until);
+                continue;
+            }
+            EXPECT_NE(r.packets == nullptr, r.events == nullptr);
+            for (std::size_t i = 0; i < r.n; ++i) {
+                const unsigned line = r.packets ? r.packets[i].line : r.events[i].line;
+                const time_ps t = r.packets ? r.packets[i].time : r.events[i].time;
+                EXPECT_LT(t, until);
+                put(r.source, line, t);
+            }
+        }
+    } catch (const trace_error& e) {
+        out.push_back(std::string("error ") + e.what());
+    }
+    return out;
+}
+
+TEST(TraceMergeRuns, SameOrderAndSameErrorsAsOnePendingRecord) {
+    std::mt19937 rng(9);
+    for (int round = 0; round < 40; ++round) {
+        const std::size_t sources = 1 + rng() % 12;
+        std::vector<std::string> texts;
+        for (std::size_t s = 0; s < sources; ++s) {
+            const bool events = rng() % 3 == 0;
+            std::string t = events ? "cycle,box,event,count\n" : "time,port,dir,mc\n";
+            uint64_t time = rng() % 5;
+            const int rows = static_cast<int>(rng() % 900);  // several batches of 256
+            const int bad_at = round % 4 == 0 ? static_cast<int>(rng() % 900) : -1;
+            for (int i = 0; i < rows; ++i) {
+                time += rng() % 3;
+                if (i == bad_at) t += events ? "1,ubox,NO_SUCH,1\n" : "1,0,rx,NO\n";
+                t += std::to_string(time) + (events ? ",ubox,LOCK_CYCLES,1\n" : ",0,rx,NDR\n");
+            }
+            texts.push_back(t);
+        }
+        const std::vector<std::string> want = reference_merge(texts);
+        ASSERT_GT(want.size(), 0u);
+        std::vector<std::string> got = merge_runs(texts, static_cast<unsigned>(round));
+        // The documented difference: a run may hand out the record before a
+        // bad one (the last of its batch) that next() holds back for the error.
+        if (want.back().rfind("error", 0) == 0 && got.size() == want.size() + 1 && got.size() >= 2)
+            got.erase(got.end() - 2);
+        EXPECT_EQ(got, want) << round;
+    }
+}
+
 // ---------------------------------------------------------------------------
 // box_name
 
