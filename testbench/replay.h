@@ -2,9 +2,9 @@
 // and posted into the model just before simulated time reaches them (so the
 // lazily-counting boxes always know their inputs). Every trace is validated
 // completely before anything is replayed: a bad row anywhere means nothing
-// runs. Memory stays flat: one pending record per file, plus the batches the
-// reading thread (record_pipe.h, for text and gzip traces) keeps ready ahead
-// of the simulation.
+// runs. The second reading (parsing, inflating, decoding) happens on a
+// background thread a few batches ahead of the simulation
+// (trace_read_ahead.h), so memory stays flat whatever the trace length.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "record_pipe.h"
 #include "sc/uncore_system.h"
 #include "trace/trace_reader.h"
 
@@ -36,36 +35,43 @@ public:
     time_ps time_left(time_ps now) const;
 
 private:
-    void post(const trace::trace_record& r);
     void post_packet(const trace::packet_record& p);
     void post_event(const trace::event_record& e);
-    // The box at `index` of the flat list, synced for this feed's posts.
-    box_module* touch(size_t index) {
-        if (index >= boxes_.size()) throw std::logic_error("replay: a record for a box this machine lacks");
-        if (!touched_[index]) {
-            touched_[index] = 1;
-            touched_list_.push_back(index);
-            boxes_[index]->begin_posts();
-        }
-        return boxes_[index];
+    // A box of the flat list; `touched`: synced for the current feed.
+    struct box_ref {
+        box_module* module;
+        qpi_link* link;  // null if not a QPI port
+        bool touched;
+    };
+    // The box at `index`, synced for this feed's posts. (Inline: once per
+    // record; the first post to a box in a feed goes out of line.)
+    box_ref& touch(size_t index) {
+        if (index >= boxes_.size()) no_such_box();
+        box_ref& b = boxes_[index];
+        if (!b.touched) begin_posts(index);
+        return b;
     }
+    void begin_posts(size_t index);
     void end_posts();
-    // Where a box is in boxes_ (uncore_socket::boxes() order: ubox,
-    // ubox_fixed, r2pcie, then the QPI ports).
-    size_t box_index(unsigned socket, box_kind kind, unsigned unit) const;
+    [[noreturn]] static void no_such_box();
+    // Where a box is in boxes_: uncore_socket::boxes() order, ubox,
+    // ubox_fixed, r2pcie, then the QPI ports.
+    size_t box_index(unsigned socket, box_kind kind, unsigned unit) const {
+        size_t i = 3 + unit;
+        if (kind == box_kind::ubox) i = 0;
+        else if (kind == box_kind::ubox_fixed) i = 1;
+        else if (kind == box_kind::r2pcie) i = 2;
+        else if (i >= per_socket_) no_such_box();  // (a port past the last would be the next socket's)
+        return socket * per_socket_ + i;
+    }
 
     uncore_system& sys_;
-    std::vector<box_module*> boxes_;  // every socket's boxes, socket after socket
+    std::vector<box_ref> boxes_;  // every socket's boxes, socket after socket
     size_t per_socket_ = 0;
-    std::vector<uint8_t> touched_;    // per box: synced for the current feed
     std::vector<size_t> touched_list_;
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     trace::trace_merger merger_;
-    // Text and gzip traces: read on a second thread (after merger_: stops
-    // before it goes). Null: plain binary, taken from merger_ in runs.
-    std::unique_ptr<record_pipe> pipe_;
-    const record_pipe::record* next_ = nullptr;  // the pipe's pending record
-    bool more_ = true;                           // records left to post
+    bool more_ = true;  // records left to post
     time_ps end_ = 0;
     time_ps last_ = 0;
     uint64_t posted_ = 0;

@@ -389,6 +389,7 @@ uint8_t box_core::add_slot_kind(unsigned dir, std::vector<unsigned> inputs) {
     for (unsigned in : inputs)
         if (in >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(in));
     st.kinds.push_back(std::move(inputs));
+    st.kind_count = static_cast<uint8_t>(st.kinds.size());
     has_slots_ = true;
     for (auto& c : ctr_) derive_slot_weights(c);
     return static_cast<uint8_t>(st.kinds.size() - 1);

@@ -12,6 +12,7 @@
 // (ov_en on IVB-EP while the box's GLOBAL_STATUS bit is clear) split the walk,
 // so the owner can freeze the box from the next cycle and schedule the rest.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -124,10 +125,11 @@ public:
     // out-of-line checks.)
     void post_burst(unsigned dir, const flit_burst& b) {
         flit_stream& st = (*streams_)[dir & 1];
-        const bool ok = dir < 2 && b.start >= 2 * cur_ && b.nondata != 0 && b.nondata_kind < st.kinds.size() &&
-                        b.data_kind < st.kinds.size() && (st.bursts.empty() || b.start >= st.bursts.back().end());
-        if (ok) st.bursts.push_back(b);
-        else reject_burst(dir, b);
+        const bool ok = dir < 2 && b.start >= 2 * cur_ && b.start >= st.end_slot && b.nondata != 0 &&
+                        std::max(b.nondata_kind, b.data_kind) < st.kind_count;
+        if (!ok) reject_burst(dir, b);
+        st.bursts.push_back(b);
+        st.end_slot = b.end();
     }
 
     // The input's value from posted steps (for flit inputs: the part not

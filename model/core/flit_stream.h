@@ -43,7 +43,7 @@ public:
     const flit_burst& operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
     const flit_burst& back() const { return (*this)[size() - 1]; }
     void push_back(const flit_burst& b) {
-        if (size() == buf_.size()) grow();
+        if (tail_ - head_ == cap_) grow();
         buf_[tail_++ & mask_] = b;
     }
     void pop_front(size_t n) { head_ += n; }
@@ -55,16 +55,19 @@ private:
         tail_ = size();
         head_ = 0;
         buf_.swap(bigger);
-        mask_ = buf_.size() - 1;
+        cap_ = buf_.size();
+        mask_ = cap_ - 1;
     }
     std::vector<flit_burst> buf_;
-    size_t head_ = 0, tail_ = 0, mask_ = 0;
+    size_t head_ = 0, tail_ = 0, mask_ = 0, cap_ = 0;
 };
 
 struct flit_stream {
     std::vector<std::vector<unsigned>> kinds;  // kind -> inputs; kinds[0] is idle
+    uint8_t kind_count = 0;                    // kinds.size(), for the check of every posted burst
     bool headers_filtered = false;             // receive side: headers go to the packet filter
     burst_ring bursts;                         // in slot order, not overlapping
+    uint64_t end_slot = 0;                     // the end of the last burst posted
 
     // Calls f(pos, len, kind, header_burst) for consecutive runs of equal
     // slots covering [2 * from, 2 * to), starting at bursts[idx], where

@@ -41,20 +41,18 @@ struct packet_shape {
     unsigned flits;
     unsigned data;
 };
-// (Inline: both run for every packet of a replay.)
+// (Inline and without branches: both run for every packet of a replay, whose
+// message classes come in no predictable order.)
 inline packet_shape shape_of(const qpi_packet& p) {
-    const bool opc3 = (p.opc >> 3) & 1;
-    unsigned flits = 1, data = 0;
-    if (p.mc == qpi_mc::drs || p.mc == qpi_mc::ncb) {
-        flits = opc3 ? 11 : 9;  // 1 or 3 non-data flits + 8 data flits
-        data = 8;
-    } else if (p.mc == qpi_mc::ncs) {
-        flits = opc3 ? 3 : 1;
-    }
-    if (p.flits) {  // an explicit size keeps at least one header flit
-        flits = p.flits;
-        data = data ? std::min(8u, flits - 1) : 0;
-    }
+    const unsigned mc = p.mc & 15u;
+    const unsigned opc3 = (p.opc >> 3) & 1u;
+    const bool data_class = mc == qpi_mc::drs || mc == qpi_mc::ncb;
+    // 1 or 3 non-data flits (opcode bit 3, on DRS, NCB and NCS), 8 data flits
+    const unsigned by_class =
+        1u + (data_class ? 8u : 0u) + ((data_class || mc == qpi_mc::ncs) ? 2u * opc3 : 0u);
+    const unsigned flits = p.flits ? p.flits : by_class;
+    // An explicit size keeps at least one header flit.
+    const unsigned data = data_class ? std::min(8u, flits - 1) : 0u;
     return {flits, data};
 }
 
@@ -83,7 +81,7 @@ public:
         b.data = s.data;
         b.nondata_kind = p.mc == qpi_mc::ndr && p.ring_ad ? k.ndr_ad : k.nondata[p.mc & 15u];
         b.data_kind = k.data[p.mc & 15u];
-        if (dir == qpi_dir::rx) b.fields = filter_fields(p);
+        b.fields = dir == qpi_dir::rx ? filter_fields(p) : 0;  // only received headers are filtered
         box_.post_burst(d, b);
         next_slot_[d] = b.end();
         ++packets_[d];

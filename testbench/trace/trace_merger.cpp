@@ -12,13 +12,18 @@
 // Errors surface as they did when each source held one pending record: a
 // batch ends before a bad record, and a source's next batch is read as soon
 // as its last record is handed out, so the error comes with that record (and
-// the source is dropped, as it was).
+// the source is dropped, as it was). next_run() hands out a run of records
+// in place instead, and moves the source past them on the following call.
+//
+// With use_reading_thread() the batches are read on a background thread
+// (trace_read_ahead.h) and the sources swap their used batch for a full one.
 #include <algorithm>
 #include <fstream>
 #include <limits>
 #include <type_traits>
 #include <utility>
 
+#include "trace/trace_read_ahead.h"
 #include "trace/trace_reader.h"
 
 namespace pmonsim::trace {
@@ -26,9 +31,9 @@ namespace pmonsim::trace {
 static_assert(std::is_trivially_copyable_v<trace_record>,
               "records are copied once per merge step: keep them plain bytes");
 
-// Cache-line aligned, as are the sources: the merger usually runs on a
-// reading thread (record_pipe) and writes its state for every record, so it
-// must not share a line with what the simulation thread writes.
+// Cache-line aligned, as are the sources: the merger and its reading thread
+// (use_reading_thread()) work on different cores, and the merger writes its
+// state for every record.
 struct alignas(64) trace_merger::impl {
     static constexpr std::size_t batch = 256;
     static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
@@ -43,16 +48,27 @@ struct alignas(64) trace_merger::impl {
         std::size_t cur = 0, count = 0;  // the current record, the batch's size
         time_ps time = 0;                // of the current record
 
+        read_ahead* ahead = nullptr;  // the reading thread, if any
+        std::size_t index = 0;        // in the merger (and in `ahead`)
+
         // Reads the next batch; false at the end of the source.
         bool refill() {
             cur = 0;
             if (packets) {
-                if (packet_rows.empty()) packet_rows.resize(batch);
-                count = reader->read(packet_rows.data(), batch);
+                if (ahead) {
+                    count = ahead->next(index, packet_rows);
+                } else {
+                    if (packet_rows.empty()) packet_rows.resize(batch);
+                    count = reader->read(packet_rows.data(), batch);
+                }
                 if (count) time = packet_rows[0].time;
             } else {
-                if (event_rows.empty()) event_rows.resize(batch);
-                count = reader->read(event_rows.data(), batch);
+                if (ahead) {
+                    count = ahead->next(index, event_rows);
+                } else {
+                    if (event_rows.empty()) event_rows.resize(batch);
+                    count = reader->read(event_rows.data(), batch);
+                }
                 if (count) time = event_rows[0].time;
             }
             return count != 0;
@@ -60,27 +76,27 @@ struct alignas(64) trace_merger::impl {
         // Hands out the current record and moves on; false when the source
         // has no more (its next batch is read now, so its errors come now).
         // A whole variant is assigned (a plain copy): assigning the record
-        // itself would first read which alternative `out` holds, and `out`
-        // is often in memory another thread has just read (record_pipe).
+        // itself would first read which alternative `out` holds.
         bool take(merged_record& out) {
-            if (packets) {
-                out.record = trace_record(std::in_place_index<0>, packet_rows[cur]);
-                if (++cur < count) {
-                    time = packet_rows[cur].time;
-                    return true;
-                }
-            } else {
-                out.record = trace_record(std::in_place_index<1>, event_rows[cur]);
-                if (++cur < count) {
-                    time = event_rows[cur].time;
-                    return true;
-                }
+            if (packets) out.record = trace_record(std::in_place_index<0>, packet_rows[cur]);
+            else out.record = trace_record(std::in_place_index<1>, event_rows[cur]);
+            return skip(1);
+        }
+        // Moves past n records of the batch (the current one first); false
+        // when the source has no more (as take()).
+        bool skip(std::size_t n) {
+            cur += n;
+            if (cur < count) {
+                time = packets ? packet_rows[cur].time : event_rows[cur].time;
+                return true;
             }
             return refill();
         }
     };
     std::vector<std::unique_ptr<source>> sources;
     bool started = false;
+    std::size_t ahead_batch = 0, ahead_depth = 0;  // use_reading_thread(), 0: none
+    std::unique_ptr<read_ahead> ahead;  // after `sources`: stops before their readers go
 
     std::size_t draining = none;    // the source handing out records
     time_ps bound = 0;              // the others' smallest (time, index), while
@@ -111,6 +127,13 @@ struct alignas(64) trace_merger::impl {
         for (std::size_t i = 0; i < sources.size(); ++i) {
             source& s = *sources[i];
             s.packets = s.reader->kind() == trace_kind::packets;
+            s.index = i;
+        }
+        if (ahead_batch && !sources.empty()) {
+            std::vector<trace_reader*> readers;
+            for (const auto& s : sources) readers.push_back(s->reader);
+            ahead = std::make_unique<read_ahead>(std::move(readers), ahead_batch, ahead_depth);
+            for (const auto& s : sources) s->ahead = ahead.get();
         }
         for (std::size_t i = 0; i < sources.size(); ++i)
             if (sources[i]->refill()) wait(i);
@@ -149,12 +172,11 @@ struct alignas(64) trace_merger::impl {
     void settle_lent() {
         if (!lent) return;
         source& s = *sources[draining];
-        s.cur += lent - 1;
+        const std::size_t n = lent;
         lent = 0;
-        merged_record skip;  // take() moves past the last lent record (refilling if it ends the batch)
         bool more;
         try {
-            more = s.take(skip);
+            more = s.skip(n);
         } catch (...) {
             draining = none;
             throw;
@@ -230,6 +252,12 @@ std::size_t trace_merger::open(const std::string& path, const trace_context& ctx
     auto f = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*f) throw trace_error(path, 0, 0, "cannot open the file");
     return add(std::move(f), path, ctx);
+}
+
+void trace_merger::use_reading_thread(std::size_t batch, std::size_t depth) {
+    if (p_->started) throw std::logic_error("trace_merger: use_reading_thread() after next()");
+    p_->ahead_batch = batch ? batch : 1;
+    p_->ahead_depth = depth ? depth : 1;
 }
 
 std::size_t trace_merger::sources() const { return p_->sources.size(); }

@@ -251,6 +251,11 @@ public:
     // Opens a file (throws trace_error "FILE: cannot open" if it cannot).
     std::size_t open(const std::string& path, const trace_context& ctx);
 
+    // Read every source on a background thread, in batches of `batch`
+    // records, up to `depth` batches ahead (trace_read_ahead.h). Before the
+    // first next(); the readers are then the thread's until the merger goes.
+    void use_reading_thread(std::size_t batch = 1024, std::size_t depth = 8);
+
     std::size_t sources() const;
     const trace_reader& reader(std::size_t source) const;
 

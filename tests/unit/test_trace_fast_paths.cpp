@@ -665,12 +665,14 @@ std::vector<std::string> reference_merge(const std::vector<std::string>& texts) 
     return out;
 }
 
-std::vector<std::string> merge(const std::vector<std::string>& texts) {
+// thread_batch: read on a background thread in batches of that many (0: in line).
+std::vector<std::string> merge(const std::vector<std::string>& texts, std::size_t thread_batch = 0) {
     trace_merger m;
     std::vector<std::string> out;
     try {
         for (std::size_t i = 0; i < texts.size(); ++i)
             m.add(std::make_unique<std::istringstream>(texts[i]), "m" + std::to_string(i), ctx_of());
+        if (thread_batch) m.use_reading_thread(thread_batch, 3);
         trace_merger::merged_record r;
         while (m.next(r))
             out.push_back(std::to_string(r.source) + ":" + std::to_string(line_of(r.record)) + "@" +
@@ -681,24 +683,39 @@ std::vector<std::string> merge(const std::vector<std::string>& texts) {
     return out;
 }
 
+// Random traces of 1 to 12 sources, every fourth round with a bad row.
+std::vector<std::string> random_traces(std::mt19937& rng, int round, int max_rows) {
+    const std::size_t sources = 1 + rng() % 12;  // above 8: the heap
+    std::vector<std::string> texts;
+    for (std::size_t s = 0; s < sources; ++s) {
+        const bool events = rng() % 3 == 0;
+        std::string t = events ? "cycle,box,event,count\n" : "time,port,dir,mc\n";
+        uint64_t time = rng() % 5;
+        const int rows = static_cast<int>(rng() % max_rows);
+        const int bad_at = round % 4 == 0 ? static_cast<int>(rng() % max_rows) : -1;
+        for (int i = 0; i < rows; ++i) {
+            time += rng() % 3;
+            if (i == bad_at) t += events ? "1,ubox,NO_SUCH,1\n" : "1,0,rx,NO\n";
+            t += std::to_string(time) + (events ? ",ubox,LOCK_CYCLES,1\n" : ",0,rx,NDR\n");
+        }
+        texts.push_back(t);
+    }
+    return texts;
+}
+
+TEST(TraceMergeBatches, OnAReadingThreadSameOrderAndSameErrorPoint) {
+    std::mt19937 rng(6);
+    for (int round = 0; round < 40; ++round) {
+        const std::vector<std::string> texts = random_traces(rng, round, 700);
+        const std::size_t batch = 1 + rng() % 40;  // small: many hand-overs, often waiting
+        EXPECT_EQ(merge(texts, batch), reference_merge(texts)) << round << " batch " << batch;
+    }
+}
+
 TEST(TraceMergeBatches, SameOrderAndSameErrorPointAsOnePendingRecord) {
     std::mt19937 rng(5);
     for (int round = 0; round < 40; ++round) {
-        const std::size_t sources = 1 + rng() % 12;  // above 8: the heap
-        std::vector<std::string> texts;
-        for (std::size_t s = 0; s < sources; ++s) {
-            const bool events = rng() % 3 == 0;
-            std::string t = events ? "cycle,box,event,count\n" : "time,port,dir,mc\n";
-            uint64_t time = rng() % 5;
-            const int rows = static_cast<int>(rng() % 700);
-            const int bad_at = round % 4 == 0 ? static_cast<int>(rng() % 700) : -1;
-            for (int i = 0; i < rows; ++i) {
-                time += rng() % 3;
-                if (i == bad_at) t += events ? "1,ubox,NO_SUCH,1\n" : "1,0,rx,NO\n";
-                t += std::to_string(time) + (events ? ",ubox,LOCK_CYCLES,1\n" : ",0,rx,NDR\n");
-            }
-            texts.push_back(t);
-        }
+        const std::vector<std::string> texts = random_traces(rng, round, 700);
         EXPECT_EQ(merge(texts), reference_merge(texts)) << round;
     }
 }
@@ -706,7 +723,8 @@ TEST(TraceMergeBatches, SameOrderAndSameErrorPointAsOnePendingRecord) {
 // next_run(), next_time() and next() mixed at random, with a bound that
 // creeps forward: the same records in the same order, and the same error
 // after the same records, as one pending record per source.
-std::vector<std::string> merge_runs(const std::vector<std::string>& texts, unsigned seed) {
+std::vector<std::string> merge_runs(const std::vector<std::string>& texts, unsigned seed,
+                                    std::size_t thread_batch = 0) {
     trace_merger m;
     std::mt19937 rng(seed);
     std::vector<std::string> out;
@@ -716,6 +734,7 @@ std::vector<std::string> merge_runs(const std::vector<std::string>& texts, unsig
     try {
         for (std::size_t i = 0; i < texts.size(); ++i)
             m.add(std::make_unique<std::istringstream>(texts[i]), "m" + std::to_string(i), ctx_of());
+        if (thread_batch) m.use_reading_thread(thread_batch, 3);
         time_ps until = 0;
         for (;;) {
             const unsigned what = rng() % 8;
@@ -758,30 +777,46 @@ std::vector<std::string> merge_runs(const std::vector<std::string>& texts, unsig
 TEST(TraceMergeRuns, SameOrderAndSameErrorsAsOnePendingRecord) {
     std::mt19937 rng(9);
     for (int round = 0; round < 40; ++round) {
-        const std::size_t sources = 1 + rng() % 12;
-        std::vector<std::string> texts;
-        for (std::size_t s = 0; s < sources; ++s) {
-            const bool events = rng() % 3 == 0;
-            std::string t = events ? "cycle,box,event,count\n" : "time,port,dir,mc\n";
-            uint64_t time = rng() % 5;
-            const int rows = static_cast<int>(rng() % 900);  // several batches of 256
-            const int bad_at = round % 4 == 0 ? static_cast<int>(rng() % 900) : -1;
-            for (int i = 0; i < rows; ++i) {
-                time += rng() % 3;
-                if (i == bad_at) t += events ? "1,ubox,NO_SUCH,1\n" : "1,0,rx,NO\n";
-                t += std::to_string(time) + (events ? ",ubox,LOCK_CYCLES,1\n" : ",0,rx,NDR\n");
-            }
-            texts.push_back(t);
-        }
+        const std::vector<std::string> texts = random_traces(rng, round, 900);  // several batches of 256
         const std::vector<std::string> want = reference_merge(texts);
         ASSERT_GT(want.size(), 0u);
-        std::vector<std::string> got = merge_runs(texts, static_cast<unsigned>(round));
+        // In line, then on a reading thread.
+        std::vector<std::string> got = merge_runs(texts, static_cast<unsigned>(round), round % 2 ? 0 : 1 + round);
         // The documented difference: a run may hand out the record before a
         // bad one (the last of its batch) that next() holds back for the error.
         if (want.back().rfind("error", 0) == 0 && got.size() == want.size() + 1 && got.size() >= 2)
             got.erase(got.end() - 2);
         EXPECT_EQ(got, want) << round;
     }
+}
+
+TEST(TraceMergeBatches, AReadingThreadStopsWhenTheMergerGoesMidStream) {
+    // Far more rows than the batches ahead hold: the thread is waiting for
+    // free batches (or reading) when the merger is destroyed.
+    std::string a = "time,port,dir,mc\n", b = "cycle,box,event,count\n";
+    for (int i = 0; i < 20000; ++i) {
+        a += std::to_string(i) + ",0,rx,NDR\n";
+        b += std::to_string(i) + ",ubox,LOCK_CYCLES,1\n";
+    }
+    for (int taken : {0, 1, 50, 5000}) {
+        trace_merger m;
+        m.add(std::make_unique<std::istringstream>(a), "a", ctx_of());
+        m.add(std::make_unique<std::istringstream>(b), "b", ctx_of());
+        m.use_reading_thread(64, 2);
+        trace_merger::merged_record r;
+        for (int i = 0; i < taken; ++i) ASSERT_TRUE(m.next(r));
+        if (taken) {
+            EXPECT_LT(r.source, 2u);
+        }
+    }  // each merger joins its thread here; a hang fails the test by its timeout
+}
+
+TEST(TraceMergeBatches, UseReadingThreadAfterNextIsAnError) {
+    trace_merger m;
+    m.add(std::make_unique<std::istringstream>("time,port,dir,mc\n1,0,rx,NDR\n"), "a", ctx_of());
+    trace_merger::merged_record r;
+    ASSERT_TRUE(m.next(r));
+    EXPECT_THROW(m.use_reading_thread(), std::logic_error);
 }
 
 // ---------------------------------------------------------------------------
