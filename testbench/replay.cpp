@@ -1,5 +1,6 @@
 #include "replay.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -63,8 +64,12 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : 
     }
     // The second reading on another core (1.1 - 1.2x faster end to end for
     // every format on the 2-core machine), in batches large enough that a
-    // hand-over costs nothing next to the records in it.
-    merger_.use_reading_thread(4096, 8);
+    // hand-over costs nothing next to the records in it: 4096 records for
+    // one or two files. At most 64 Ki records (about 4 MB) are read ahead in
+    // all, so memory stays flat however many files there are.
+    constexpr size_t kAheadRecords = 65536, kDepth = 8;
+    const size_t batch = std::max<size_t>(256, kAheadRecords / kDepth / std::max<size_t>(2, paths.size()));
+    merger_.use_reading_thread(batch, kDepth);
     more_ = merger_.next_time() != ~time_ps{0};
 }
 

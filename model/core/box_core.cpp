@@ -457,17 +457,25 @@ uint64_t carry_index(uint64_t value, run_adds a, uint64_t n, unsigned width) {
 
 void box_core::settle() { apply_due(false); }
 
+template <class F>
+void box_core::apply_step(const step& s, F&& touched) {
+    for (unsigned k = 0; k < s.n; ++k) {
+        const unsigned in = s.change[k].input;
+        const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.change[k].delta));
+        inputs_[in] += d;
+        if (s.change[k].delta > 0) rising_[in] -= d;
+        const auto& u = uses_[in];
+        for (unsigned i = 0; i < 4; ++i)
+            if (u[i]) {
+                touched(i);
+                ginc_[i] += u[i] * d;
+            }
+    }
+}
+
 void box_core::apply_due(bool headers) {
     while (steps_.front_cycle() <= cur_) {
-        const step& s = steps_.front();
-        for (unsigned k = 0; k < s.n; ++k) {
-            const unsigned in = s.change[k].input;
-            const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.change[k].delta));
-            inputs_[in] += d;
-            if (s.change[k].delta > 0) rising_[in] -= d;
-            const auto& u = uses_[in];
-            for (unsigned i = 0; i < 4; ++i) ginc_[i] += u[i] * d;
-        }
+        apply_step(steps_.front(), [](unsigned) {});
         steps_.pop();
     }
     if (!headers) return;
@@ -668,18 +676,7 @@ void box_core::advance_lazily(cycle_t target) {
     const unsigned n_ctr = static_cast<unsigned>(std::min<size_t>(ctr_.size(), 4));
     while (steps_.front_cycle() < target) {
         const step& s = steps_.front();
-        for (unsigned k = 0; k < s.n; ++k) {
-            const unsigned in = s.change[k].input;
-            const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.change[k].delta));
-            inputs_[in] += d;
-            if (s.change[k].delta > 0) rising_[in] -= d;
-            const auto& u = uses_[in];
-            for (unsigned i = 0; i < n_ctr; ++i)
-                if (u[i]) {
-                    catch_up(i, s.cycle);
-                    ginc_[i] += u[i] * d;
-                }
-        }
+        apply_step(s, [&](unsigned i) { catch_up(i, s.cycle); });  // before its increment changes
         steps_.pop();
     }
     for (unsigned i = 0; i < n_ctr; ++i) catch_up(i, target);

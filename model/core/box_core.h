@@ -184,6 +184,10 @@ private:
     // Counts n cycles of increment `inc` on counter i (threshold, edge, wrap).
     void count_run(unsigned i, uint32_t inc, uint64_t n);
     void advance_lazily(cycle_t target);
+    // Applies one posted step to the inputs and the counters' summed
+    // increments; touched(i) runs just before counter i's changes.
+    template <class F>
+    void apply_step(const step& s, F&& touched);
     [[noreturn]] void reject_burst(unsigned dir, const flit_burst& b) const;
     void decode(unsigned i);
     void decode_ctl(unsigned i);
