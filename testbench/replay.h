@@ -70,7 +70,12 @@ private:
     size_t per_socket_ = 0;
     std::vector<size_t> touched_list_;
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
-    trace::trace_merger merger_;
+    // Packet traces and event traces merged apart: only packets of one port
+    // and direction depend on their order (the first posted takes the first
+    // free slot); an event row is an additive step that may be posted in any
+    // order before its cycle. So each feed drains the one, then the other, in
+    // long runs, instead of switching at every event row.
+    trace::trace_merger packets_, events_;
     bool more_ = true;  // records left to post
     time_ps end_ = 0;
     time_ps last_ = 0;
