@@ -121,6 +121,10 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
             clock_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
             push_step({0, 1, {{static_cast<unsigned>(clock_input_), 1}}});
         }
+    max_inc_.assign(n_inputs, 0);  // stays 0 for CLOCKTICKS: post_run refuses it
+    for (unsigned in = 0; in < n_inputs; ++in)
+        if (static_cast<int>(in) != clock_input_)
+            max_inc_[in] = spec_.catalog->events()[spec_.catalog->input(in).event].max_inc;
     for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);
 }
 
@@ -324,13 +328,25 @@ void box_core::push_step(const step& st) {
 
 void box_core::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value) {
     if (n == 0 || value == 0) return;
-    const event_def& ed = spec_.catalog->events()[spec_.catalog->input(input).event];
-    if (value > ed.max_inc)
-        throw std::invalid_argument(spec_.catalog->input_name(input) + ": increment " +
-                                    std::to_string(value) + " exceeds the event's maximum of " +
-                                    std::to_string(ed.max_inc) + " per cycle");
-    post_step(from, input, value);
-    post_step(from + n, input, -static_cast<int64_t>(value));
+    // One test for the usual run (once per event-trace row), the reasons after.
+    if (input >= max_inc_.size() || value > max_inc_[input] || from < cur_ || n > ~cycle_t{0} - from) {
+        if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
+        if (static_cast<int>(input) == clock_input_)
+            throw std::invalid_argument(spec_.name + ": CLOCKTICKS counts the box's own clock and cannot be driven");
+        if (value > max_inc_[input]) {
+            const event_def& ed = spec_.catalog->events()[spec_.catalog->input(input).event];
+            throw std::invalid_argument(spec_.catalog->input_name(input) + ": increment " + std::to_string(value) +
+                                        " exceeds the event's maximum of " + std::to_string(ed.max_inc) +
+                                        " per cycle");
+        }
+        if (from < cur_)
+            throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
+                                   " but the box is already at cycle " + std::to_string(cur_));
+        throw std::out_of_range(spec_.name + ": a run past the last cycle");
+    }
+    const int32_t v = static_cast<int32_t>(value);  // max_inc fits
+    push_step({from, 1, {{input, v}}});
+    push_step({from + n, 1, {{input, -v}}});
 }
 
 void box_core::post_rx_header(cycle_t at, uint64_t fields) {

@@ -189,19 +189,24 @@ struct alignas(64) trace_merger::impl {
         if (!draining_first() && !choose()) return {};
         const std::size_t i = draining;
         source& s = *sources[i];
-        // Up to the bound: before it, or at it when this source comes first.
+        // Up to the bound (before it, or at it when this source comes first)
+        // and before `until`. Times in a batch do not decrease, so the run
+        // ends where this stops holding: found by bisection, without a pass
+        // over records that the consumer is about to read anyway.
         const bool at_bound_ok = i < bound_source;
-        std::size_t n = 0;
+        auto in_run = [&](const auto& rec) {
+            return rec.time < until && (rec.time < bound || (at_bound_ok && rec.time == bound));
+        };
         if (s.packets) {
             const packet_record* r = s.packet_rows.data() + s.cur;
-            const std::size_t left = s.count - s.cur;
-            while (n < left && r[n].time < until && (r[n].time < bound || (at_bound_ok && r[n].time == bound))) ++n;
+            const std::size_t n = static_cast<std::size_t>(
+                std::partition_point(r, r + (s.count - s.cur), in_run) - r);
             lent = n;
             return {n ? r : nullptr, nullptr, n, i};
         }
         const event_record* r = s.event_rows.data() + s.cur;
-        const std::size_t left = s.count - s.cur;
-        while (n < left && r[n].time < until && (r[n].time < bound || (at_bound_ok && r[n].time == bound))) ++n;
+        const std::size_t n =
+            static_cast<std::size_t>(std::partition_point(r, r + (s.count - s.cur), in_run) - r);
         lent = n;
         return {nullptr, n ? r : nullptr, n, i};
     }

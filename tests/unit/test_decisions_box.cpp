@@ -1078,5 +1078,24 @@ TEST(DecisionEvent, ClockticksCannotBeDrivenFromOutside) {
     EXPECT_EQ(box.input_value(clk), 1u);
 }
 
+// A rejected run posts nothing: neither of its two steps.
+TEST(DecisionEvent, RejectedRunsLeaveTheInputsAsTheyWere) {
+    box_spec spec = make_box_spec(box_kind::r2pcie, cpu_model::ivb_ep, 0);
+    box_core box(spec, clock_domain(1000000000ull), nullptr);
+    const unsigned occ = *spec.catalog->find_input("RxR_OCCUPANCY", "DRS");
+    const uint32_t max = spec.catalog->events()[spec.catalog->input(occ).event].max_inc;
+    ASSERT_GT(max, 1u);
+    box.post_run(10, 5, occ, max);  // the largest increment is fine
+    box.advance_to(8);
+    EXPECT_THROW(box.post_run(20, 5, occ, max + 1), std::invalid_argument);
+    EXPECT_THROW(box.post_run(7, 5, occ, 1), std::logic_error);  // before the box's cycle
+    EXPECT_THROW(box.post_run(20, 5, static_cast<unsigned>(spec.catalog->input_count()), 1), std::out_of_range);
+    EXPECT_THROW(box.post_run(20, ~cycle_t{0} - 10, occ, 1), std::out_of_range);  // past the last cycle
+    box.advance_to(12);
+    EXPECT_EQ(box.input_value(occ), max);
+    box.advance_to(40);
+    EXPECT_EQ(box.input_value(occ), 0u);
+}
+
 }  // namespace
 }  // namespace pmonsim
