@@ -4,7 +4,7 @@
 // completely before anything is replayed: a bad row anywhere means nothing
 // runs. The second reading (parsing, inflating, decoding) happens on a
 // background thread a few batches ahead of the simulation
-// (trace_read_ahead.h), so memory stays flat whatever the trace length.
+// (batch_pipe.h), so memory stays flat whatever the trace length.
 #pragma once
 #include <cstdint>
 #include <memory>

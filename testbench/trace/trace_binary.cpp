@@ -169,7 +169,7 @@ void binary_trace_writer::flush() {
 // Decoder
 
 // Cache-line aligned: written for every record, often on a reading thread
-// (trace_read_ahead.h), so it must not share a line with the simulation's data.
+// (batch_pipe.h), so it must not share a line with the simulation's data.
 struct alignas(64) binary_trace_decoder::impl {
     // What a (code, ext) of one box kind selects, looked up once per catalog.
     struct event_info {

@@ -16,14 +16,14 @@
 // in place instead, and moves the source past them on the following call.
 //
 // With use_reading_thread() the batches are read on a background thread
-// (trace_read_ahead.h) and the sources swap their used batch for a full one.
+// (batch_pipe.h) and the sources swap their used batch for a full one.
 #include <algorithm>
 #include <fstream>
 #include <limits>
 #include <type_traits>
 #include <utility>
 
-#include "trace/trace_read_ahead.h"
+#include "trace/batch_pipe.h"
 #include "trace/trace_reader.h"
 
 namespace pmonsim::trace {
@@ -35,7 +35,12 @@ static_assert(std::is_trivially_copyable_v<trace_record>,
 // (use_reading_thread()) work on different cores, and the merger writes its
 // state for every record.
 struct alignas(64) trace_merger::impl {
-    static constexpr std::size_t batch = 256;
+    static constexpr std::size_t batch_size = 256;  // without a reading thread
+    // A source's batch: records of its kind.
+    struct batch {
+        std::vector<packet_record> packets;
+        std::vector<event_record> events;
+    };
     static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
     struct alignas(64) source {
@@ -43,33 +48,32 @@ struct alignas(64) trace_merger::impl {
         std::unique_ptr<trace_reader> owned;   // owned reader, if any
         trace_reader* reader = nullptr;
         bool packets = true;                     // the reader's kind
-        std::vector<packet_record> packet_rows;  // the batch (of the reader's kind)
-        std::vector<event_record> event_rows;
+        batch rows;  // the batch (of the reader's kind)
         std::size_t cur = 0, count = 0;  // the current record, the batch's size
         time_ps time = 0;                // of the current record
 
-        read_ahead* ahead = nullptr;  // the reading thread, if any
-        std::size_t index = 0;        // in the merger (and in `ahead`)
+        batch_pipe<batch>* ahead = nullptr;  // the reading thread, if any
+        std::size_t index = 0;               // in the merger (and the channel in `ahead`)
 
         // Reads the next batch; false at the end of the source.
         bool refill() {
             cur = 0;
             if (packets) {
                 if (ahead) {
-                    count = ahead->next(index, packet_rows);
+                    count = ahead->next(index, rows);
                 } else {
-                    if (packet_rows.empty()) packet_rows.resize(batch);
-                    count = reader->read(packet_rows.data(), batch);
+                    if (rows.packets.empty()) rows.packets.resize(batch_size);
+                    count = reader->read(rows.packets.data(), batch_size);
                 }
-                if (count) time = packet_rows[0].time;
+                if (count) time = rows.packets[0].time;
             } else {
                 if (ahead) {
-                    count = ahead->next(index, event_rows);
+                    count = ahead->next(index, rows);
                 } else {
-                    if (event_rows.empty()) event_rows.resize(batch);
-                    count = reader->read(event_rows.data(), batch);
+                    if (rows.events.empty()) rows.events.resize(batch_size);
+                    count = reader->read(rows.events.data(), batch_size);
                 }
-                if (count) time = event_rows[0].time;
+                if (count) time = rows.events[0].time;
             }
             return count != 0;
         }
@@ -78,8 +82,8 @@ struct alignas(64) trace_merger::impl {
         // A whole variant is assigned (a plain copy): assigning the record
         // itself would first read which alternative `out` holds.
         bool take(merged_record& out) {
-            if (packets) out.record = trace_record(std::in_place_index<0>, packet_rows[cur]);
-            else out.record = trace_record(std::in_place_index<1>, event_rows[cur]);
+            if (packets) out.record = trace_record(std::in_place_index<0>, rows.packets[cur]);
+            else out.record = trace_record(std::in_place_index<1>, rows.events[cur]);
             return skip(1);
         }
         // Moves past n records of the batch (the current one first); false
@@ -87,7 +91,7 @@ struct alignas(64) trace_merger::impl {
         bool skip(std::size_t n) {
             cur += n;
             if (cur < count) {
-                time = packets ? packet_rows[cur].time : event_rows[cur].time;
+                time = packets ? rows.packets[cur].time : rows.events[cur].time;
                 return true;
             }
             return refill();
@@ -96,7 +100,7 @@ struct alignas(64) trace_merger::impl {
     std::vector<std::unique_ptr<source>> sources;
     bool started = false;
     std::size_t ahead_batch = 0, ahead_depth = 0;  // use_reading_thread(), 0: none
-    std::unique_ptr<read_ahead> ahead;  // after `sources`: stops before their readers go
+    std::unique_ptr<batch_pipe<batch>> ahead;  // after `sources`: stops before their readers go
 
     std::size_t draining = none;    // the source handing out records
     time_ps bound = 0;              // the others' smallest (time, index), while
@@ -130,9 +134,17 @@ struct alignas(64) trace_merger::impl {
             s.index = i;
         }
         if (ahead_batch && !sources.empty()) {
-            std::vector<trace_reader*> readers;
-            for (const auto& s : sources) readers.push_back(s->reader);
-            ahead = std::make_unique<read_ahead>(std::move(readers), ahead_batch, ahead_depth);
+            std::vector<batch_pipe<batch>::fill_fn> fills;
+            for (const auto& s : sources)
+                fills.push_back([r = s->reader, packets = s->packets, n = ahead_batch](batch& b) {
+                    if (packets) {
+                        if (b.packets.size() < n) b.packets.resize(n);
+                        return r->read(b.packets.data(), n);
+                    }
+                    if (b.events.size() < n) b.events.resize(n);
+                    return r->read(b.events.data(), n);
+                });
+            ahead = std::make_unique<batch_pipe<batch>>(std::move(fills), ahead_depth);
             for (const auto& s : sources) s->ahead = ahead.get();
         }
         for (std::size_t i = 0; i < sources.size(); ++i)
@@ -198,15 +210,15 @@ struct alignas(64) trace_merger::impl {
             return rec.time < until && (rec.time < bound || (at_bound_ok && rec.time == bound));
         };
         if (s.packets) {
-            const packet_record* r = s.packet_rows.data() + s.cur;
+            const packet_record* r = s.rows.packets.data() + s.cur;
             const std::size_t n = static_cast<std::size_t>(
                 std::partition_point(r, r + (s.count - s.cur), in_run) - r);
             lent = n;
             return {n ? r : nullptr, nullptr, n, i};
         }
-        const event_record* r = s.event_rows.data() + s.cur;
-        const std::size_t n =
-            static_cast<std::size_t>(std::partition_point(r, r + (s.count - s.cur), in_run) - r);
+        const event_record* r = s.rows.events.data() + s.cur;
+        const std::size_t n = static_cast<std::size_t>(
+            std::partition_point(r, r + (s.count - s.cur), in_run) - r);
         lent = n;
         return {nullptr, n ? r : nullptr, n, i};
     }

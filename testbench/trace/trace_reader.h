@@ -252,7 +252,7 @@ public:
     std::size_t open(const std::string& path, const trace_context& ctx);
 
     // Read every source on a background thread, in batches of `batch`
-    // records, up to `depth` batches ahead (trace_read_ahead.h). Before the
+    // records, up to `depth` batches ahead (batch_pipe.h). Before the
     // first next(); the readers are then the thread's until the merger goes.
     void use_reading_thread(std::size_t batch = 1024, std::size_t depth = 8);
 

@@ -32,7 +32,7 @@ using lex::istarts;
 // Decoder
 
 // Cache-line aligned: written for every row, often on a reading thread
-// (trace_read_ahead.h), so it must not share a line with the simulation's data.
+// (batch_pipe.h), so it must not share a line with the simulation's data.
 struct alignas(64) text_trace_decoder::impl {
     std::string file;
     trace_context ctx;
