@@ -456,6 +456,17 @@ struct alignas(64) binary_trace_decoder::impl {
         return true;
     }
 
+    // What next(packet_record&) checks, keeping only the time.
+    __attribute__((always_inline)) bool check_next_packet(time_ps& t) {
+        const unsigned char* b = next_record();
+        if (!b) return false;
+        if (!packet_ok(b)) bad_packet(b);
+        cycle_t cyc;
+        take_time(ld64(b + pk::time), qclk, "QCLK", t, cyc);
+        accept_time(t);
+        return true;
+    }
+
     __attribute__((always_inline)) bool next(event_record& r) {
         const unsigned char* b = next_record();
         if (!b) return false;
@@ -564,6 +575,23 @@ std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n, std::e
 
 std::size_t binary_trace_decoder::read(event_record* out, std::size_t n, std::exception_ptr& error) {
     return detail::read_batch(*p_, out, n, error);
+}
+
+std::size_t binary_trace_decoder::check_packets(std::size_t n, time_ps& first, time_ps& last,
+                                                std::exception_ptr& error) {
+    if (p_->kind != trace_kind::packets) throw std::logic_error("binary_trace_decoder: check_packets of an event trace");
+    std::size_t k = 0;
+    try {
+        time_ps t = 0;
+        while (k < n && p_->check_next_packet(t)) {
+            if (k == 0) first = t;
+            last = t;
+            ++k;
+        }
+    } catch (...) {
+        error = std::current_exception();
+    }
+    return k;
 }
 
 }  // namespace pmonsim::trace

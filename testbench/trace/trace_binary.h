@@ -102,6 +102,10 @@ public:
     // (the records before it are returned).
     std::size_t read(packet_record* out, std::size_t n, std::exception_ptr& error);
     std::size_t read(event_record* out, std::size_t n, std::exception_ptr& error);
+    // Packet traces: up to n records checked as read() checks them, without
+    // making records (validation keeps only the times): how many, and the
+    // times of the first and last of them.
+    std::size_t check_packets(std::size_t n, time_ps& first, time_ps& last, std::exception_ptr& error);
 
 private:
     struct impl;

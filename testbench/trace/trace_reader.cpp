@@ -4,6 +4,7 @@
 // validate_trace of a file in trace_validate.cpp.
 #include "trace/trace_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <exception>
 #include <fstream>
@@ -185,6 +186,23 @@ std::size_t trace_reader::read(event_record* out, std::size_t n) {
     return p_->read(out, n);
 }
 
+std::size_t trace_reader::skim_packets(std::size_t n, time_ps& first, time_ps& last) {
+    if (p_->kind != trace_kind::packets) p_->wrong_kind(trace_kind::packets);
+    if (!p_->bin) {
+        std::array<packet_record, 256> rows;
+        const std::size_t k = p_->read(rows.data(), std::min(n, rows.size()));
+        if (k) {
+            first = rows[0].time;
+            last = rows[k - 1].time;
+        }
+        return k;
+    }
+    p_->throw_deferred();
+    const std::size_t k = p_->bin->check_packets(n, first, last, p_->deferred);
+    if (k == 0) p_->throw_deferred();
+    return k;
+}
+
 // ---------------------------------------------------------------------------
 // Validation
 
@@ -193,13 +211,21 @@ namespace {
 // Records are read in batches of this many (a few KiB, reused).
 constexpr std::size_t batch = 256;
 
-template <class Record>
-void summarize(trace_reader& reader, trace_summary& s) {
-    std::array<Record, batch> rows;  // on the stack: validation allocates nothing per row
+void summarize_events(trace_reader& reader, trace_summary& s) {
+    std::array<event_record, batch> rows;  // on the stack: validation allocates nothing per row
     while (const std::size_t n = reader.read(rows.data(), batch)) {
         if (s.records == 0) s.first = rows[0].time;
         s.records += n;
         s.last = rows[n - 1].time;
+    }
+}
+
+void summarize_packets(trace_reader& reader, trace_summary& s) {
+    time_ps first = 0, last = 0;
+    while (const std::size_t n = reader.skim_packets(4096, first, last)) {
+        if (s.records == 0) s.first = first;
+        s.records += n;
+        s.last = last;
     }
 }
 
@@ -209,8 +235,8 @@ trace_summary validate_trace(std::istream& in, const std::string& filename,
                              const trace_context& ctx) {
     trace_reader reader(in, filename, ctx);
     trace_summary s{reader.kind()};
-    if (reader.kind() == trace_kind::packets) summarize<packet_record>(reader, s);
-    else summarize<event_record>(reader, s);
+    if (reader.kind() == trace_kind::packets) summarize_packets(reader, s);
+    else summarize_events(reader, s);
     return s;
 }
 

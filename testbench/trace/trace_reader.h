@@ -202,6 +202,10 @@ public:
     // the same error in the same order as with next().
     std::size_t read(packet_record* out, std::size_t n);
     std::size_t read(event_record* out, std::size_t n);
+    // Packet traces: what read() would return, up to n rows, keeping only
+    // how many and the times of the first and last (binary traces are then
+    // checked without making records). The same checks and errors as read().
+    std::size_t skim_packets(std::size_t n, time_ps& first, time_ps& last);
 
 private:
     struct impl;

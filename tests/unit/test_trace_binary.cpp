@@ -19,6 +19,7 @@
 #include <iostream>
 #include <iterator>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -612,6 +613,52 @@ TEST(TraceBinaryRecords, PacketChecksAndWordsAreTheTextOnes) {
     res.reserved = 0x01000000;
     EXPECT_EQ(error_of(packets_ps + enc(praw{}) + enc(res), "t.bin"),
               "t.bin: record 2: reserved bytes 20-23 are not zero");
+}
+
+// Validation checks packet records without making them (skim_packets): the
+// same count, first and last time, and the same error at the same record as
+// reading them.
+TEST(TraceBinaryRecords, ValidationSkimsPacketsAsReadingChecksThem) {
+    const trace_context ctx = ctx_of();
+    std::mt19937 rng(3);
+    for (int round = 0; round < 30; ++round) {
+        std::string bytes = round % 2 ? packets_ps : packets_cycles;
+        uint64_t t = rng() % 100;
+        const int n = static_cast<int>(rng() % 9000);  // across the 4096-record skims
+        const int bad = round % 3 == 0 && n ? static_cast<int>(rng() % static_cast<unsigned>(n)) : -1;
+        for (int i = 0; i < n; ++i) {
+            praw p;
+            t += rng() % 3;
+            p.t = t;
+            p.port = static_cast<uint8_t>(rng() % 2);
+            p.mc = qpi_mc::drs;
+            p.flits = 9;
+            if (i == bad) {
+                if (rng() % 2) p.dnid = 40;  // out of range
+                else p.t = t > 5 ? t - 5 : (p.reserved = 1, t);  // out of order (or reserved)
+            }
+            bytes += enc(p);
+        }
+        std::string read_error = "no error";
+        std::vector<packet_record> recs;
+        try {
+            std::istringstream in(bytes);
+            trace_reader r(in, "t.bin", ctx);
+            packet_record x;
+            while (r.next(x)) recs.push_back(x);
+        } catch (const trace_error& e) {
+            read_error = e.what();
+        }
+        EXPECT_EQ(error_of(bytes, "t.bin", ctx), read_error) << round;
+        if (read_error != "no error") continue;
+        std::istringstream in(bytes);
+        const trace_summary s = validate_trace(in, "t.bin", ctx);
+        ASSERT_EQ(s.records, recs.size()) << round;
+        if (!recs.empty()) {
+            EXPECT_EQ(s.first, recs.front().time) << round;
+            EXPECT_EQ(s.last, recs.back().time) << round;
+        }
+    }
 }
 
 TEST(TraceBinaryRecords, EventChecksAndWordsAreTheTextOnes) {
