@@ -133,11 +133,6 @@ void replayer::end_posts() {
 
 void replayer::no_such_box() { throw std::logic_error("replay: a record for a box this machine lacks"); }
 
-void replayer::post_packet(const trace::packet_record& p) {
-    // (Where the packet ends: see time_left().)
-    touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
-}
-
 void replayer::post_event(const trace::event_record& e) {
     box_core& core = touch(box_index(e.socket, e.kind, e.unit)).module->core();
     core.post_run(e.cycle, e.repeat, e.input, e.count);

@@ -35,7 +35,10 @@ public:
     time_ps time_left(time_ps now) const;
 
 private:
-    void post_packet(const trace::packet_record& p);
+    // (Inline: once per packet, in feed()'s loop.)
+    void post_packet(const trace::packet_record& p) {
+        touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
+    }
     void post_event(const trace::event_record& e);
     // A box of the flat list; `touched`: synced for the current feed.
     struct box_ref {
