@@ -560,31 +560,45 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
         st.walk_slots(pos, to, idx, run);
         pos = to;
     }
-    // Whole packets inside the walk: the idle gap, then its flits in at
-    // most three runs (the header alone only when it adds to some lane).
-    for (; idx < nb && st.bursts[idx].end() <= end; ++idx) {
-        const flit_burst& b = st.bursts[idx];
-        if (b.start > pos) {
-            const uint64_t gap = b.start - pos;
-            slots[0] += gap;
-            for (unsigned k = 0; k < n_lanes; ++k) lanes[k].feed(gap, lanes[k].w[0]);
-        }
-        const bool hit = filtered && filter_matches(b.fields);
-        hits += hit;
-        slots[b.nondata_kind] += b.nondata;
-        slots[b.data_kind] += b.data;
-        for (unsigned k = 0; k < n_lanes; ++k) {
-            flit_lane& l = lanes[k];
-            const uint32_t w = l.w[b.nondata_kind];
-            if (hit && l.header_w) {
-                l.feed(1, w + l.header_w);
-                if (b.nondata > 1) l.feed(b.nondata - 1, w);
-            } else {
-                l.feed(b.nondata, w);
+    // Whole packets inside the walk, bursts [idx, last): a pass for the
+    // counters without a threshold (slots of each kind, matching headers),
+    // then a pass per lane with its state kept local. Per packet a lane takes
+    // the idle gap, then the flits in at most three runs (the header alone
+    // only when a matching header adds to it).
+    size_t last = idx;
+    while (last < nb && st.bursts[last].end() <= end) ++last;
+    if (last > idx) {
+        if (n_plain) {
+            uint64_t p = pos;
+            for (size_t i = idx; i < last; ++i) {
+                const flit_burst& b = st.bursts[i];
+                slots[0] += b.start - p;
+                hits += filtered && filter_matches(b.fields);
+                slots[b.nondata_kind] += b.nondata;
+                slots[b.data_kind] += b.data;
+                p = b.end();
             }
-            if (b.data) l.feed(b.data, l.w[b.data_kind]);
         }
-        pos = b.end();
+        for (unsigned k = 0; k < n_lanes; ++k) {
+            flit_lane l = lanes[k];
+            uint64_t p = pos;
+            for (size_t i = idx; i < last; ++i) {
+                const flit_burst& b = st.bursts[i];
+                if (b.start > p) l.feed(b.start - p, l.w[0]);
+                const uint32_t w = l.w[b.nondata_kind];
+                if (l.header_w && filtered && filter_matches(b.fields)) {
+                    l.feed(1, w + l.header_w);
+                    if (b.nondata > 1) l.feed(b.nondata - 1, w);
+                } else {
+                    l.feed(b.nondata, w);
+                }
+                if (b.data) l.feed(b.data, l.w[b.data_kind]);
+                p = b.end();
+            }
+            lanes[k] = l;
+        }
+        pos = st.bursts[last - 1].end();
+        idx = last;
     }
     if (pos < end) st.walk_slots(pos, end, idx, run);  // a packet running past the walk, idle after
     drop_consumed(d, idx);
