@@ -634,8 +634,11 @@ TEST(TraceBinaryRecords, ValidationSkimsPacketsAsReadingChecksThem) {
             p.mc = qpi_mc::drs;
             p.flits = 9;
             if (i == bad) {
-                if (rng() % 2) p.dnid = 40;  // out of range
-                else p.t = t > 5 ? t - 5 : (p.reserved = 1, t);  // out of order (or reserved)
+                switch (rng() % 3) {
+                    case 0: p.dnid = 40; break;                                   // out of range
+                    case 1: p.t = t > 5 ? t - 5 : (p.reserved = 1, t); break;   // out of order (or reserved)
+                    default: p.t = ~uint64_t{0}; break;  // a cycle too large (in ps: the next one is out of order)
+                }
             }
             bytes += enc(p);
         }
