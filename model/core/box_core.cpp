@@ -119,7 +119,7 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     if (spec_.catalog)
         if (auto e = spec_.catalog->find("CLOCKTICKS")) {
             clock_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
-            push_step({0, 1, {{static_cast<unsigned>(clock_input_), 1}}});
+            push_step({0, static_cast<unsigned>(clock_input_), 1});
         }
     max_inc_.assign(n_inputs, 0);  // stays 0 for CLOCKTICKS: post_run refuses it
     for (unsigned in = 0; in < n_inputs; ++in)
@@ -300,29 +300,17 @@ bool box_core::counter_counts(unsigned i) const {
 
 void box_core::post_step(cycle_t from, unsigned input, int64_t delta) {
     if (delta < INT32_MIN || delta > INT32_MAX) throw std::out_of_range("input change out of range");
-    const input_change c{input, static_cast<int32_t>(delta)};
-    post_steps(from, &c, 1);
-}
-
-void box_core::post_steps(cycle_t from, const input_change* changes, unsigned n) {
-    if (n == 0 || n > 3) throw std::out_of_range("post_steps takes 1 to 3 changes");
-    step st{from, n, {}};
-    for (unsigned k = 0; k < n; ++k) {
-        const unsigned input = changes[k].input;
-        if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
-        if (static_cast<int>(input) == clock_input_)
-            throw std::invalid_argument(spec_.name + ": CLOCKTICKS counts the box's own clock and cannot be driven");
-        st.change[k] = changes[k];
-    }
+    if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
+    if (static_cast<int>(input) == clock_input_)
+        throw std::invalid_argument(spec_.name + ": CLOCKTICKS counts the box's own clock and cannot be driven");
     if (from < cur_)
         throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
                                " but the box is already at cycle " + std::to_string(cur_));
-    push_step(st);
+    push_step({from, input, static_cast<int32_t>(delta)});
 }
 
 void box_core::push_step(const step& st) {
-    for (unsigned k = 0; k < st.n; ++k)
-        if (st.change[k].delta > 0) rising_[st.change[k].input] += static_cast<uint64_t>(st.change[k].delta);
+    if (st.delta > 0) rising_[st.input] += static_cast<uint64_t>(st.delta);
     steps_.push(st);
 }
 
@@ -345,8 +333,8 @@ void box_core::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value
         throw std::out_of_range(spec_.name + ": a run past the last cycle");
     }
     const int32_t v = static_cast<int32_t>(value);  // max_inc fits
-    push_step({from, 1, {{input, v}}});
-    push_step({from + n, 1, {{input, -v}}});
+    push_step({from, input, v});
+    push_step({from + n, input, -v});
 }
 
 void box_core::post_rx_header(cycle_t at, uint64_t fields) {
@@ -370,9 +358,7 @@ uint64_t box_core::input_now(unsigned input) const {
     uint64_t v = inputs_.at(input);
     if (steps_.front_cycle() <= cur_)  // changes for cur_ not applied yet
         steps_.for_each([&](const step& s) {
-            if (s.cycle == cur_)
-                for (unsigned k = 0; k < s.n; ++k)
-                    if (s.change[k].input == input) v += s.change[k].delta;
+            if (s.cycle == cur_ && s.input == input) v += static_cast<uint64_t>(static_cast<int64_t>(s.delta));
         });
     if (static_cast<int>(input) == cto_input_) {
         const bool fresh = !headers_.empty() && headers_.front().cycle == cur_;
@@ -475,18 +461,16 @@ void box_core::settle() { apply_due(false); }
 
 template <class F>
 void box_core::apply_step(const step& s, F&& touched) {
-    for (unsigned k = 0; k < s.n; ++k) {
-        const unsigned in = s.change[k].input;
-        const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.change[k].delta));
-        inputs_[in] += d;
-        if (s.change[k].delta > 0) rising_[in] -= d;
-        const auto& u = uses_[in];
-        for (unsigned i = 0; i < 4; ++i)
-            if (u[i]) {
-                touched(i);
-                ginc_[i] += u[i] * d;
-            }
-    }
+    const unsigned in = s.input;
+    const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.delta));
+    inputs_[in] += d;
+    if (s.delta > 0) rising_[in] -= d;
+    const auto& u = uses_[in];
+    for (unsigned i = 0; i < 4; ++i)
+        if (u[i]) {
+            touched(i);
+            ginc_[i] += u[i] * d;
+        }
 }
 
 void box_core::apply_due(bool headers) {

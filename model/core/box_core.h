@@ -97,10 +97,6 @@ public:
     // --- event inputs -------------------------------------------------------
     // From cycle `from` on, input `input` changes by `delta` (additive steps).
     void post_step(cycle_t from, unsigned input, int64_t delta);
-    // Up to three changes at once in cycle `from` (a QPI packet's flit classes
-    // change together): one pending entry instead of three.
-    using input_change = pmonsim::input_change;
-    void post_steps(cycle_t from, const input_change* changes, unsigned n);
     // Convenience: value v during cycles [from, from + n).
     void post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value);
     // Applies the input changes due in the current cycle now rather than when

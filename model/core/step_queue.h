@@ -24,17 +24,12 @@
 
 namespace pmonsim {
 
-// From a cycle on, `input` changes by `delta`.
-struct input_change {
-    unsigned input;
-    int32_t delta;
-};
-
-// Up to three changes that take effect in the same cycle.
+// From cycle `cycle` on, `input` changes by `delta` (16 bytes: a replay
+// moves two per event-trace row).
 struct input_step {
     cycle_t cycle;
-    uint32_t n;  // 1 to 3
-    input_change change[3];
+    unsigned input;
+    int32_t delta;
 };
 
 class step_queue {
