@@ -41,6 +41,15 @@ struct alignas(64) trace_merger::impl {
         std::vector<packet_record> packets;
         std::vector<event_record> events;
     };
+    // Up to n records of the reader's kind into b (sized as needed).
+    static std::size_t read_into(trace_reader& r, bool packets, batch& b, std::size_t n) {
+        if (packets) {
+            if (b.packets.size() < n) b.packets.resize(n);
+            return r.read(b.packets.data(), n);
+        }
+        if (b.events.size() < n) b.events.resize(n);
+        return r.read(b.events.data(), n);
+    }
     static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
     struct alignas(64) source {
@@ -58,23 +67,8 @@ struct alignas(64) trace_merger::impl {
         // Reads the next batch; false at the end of the source.
         bool refill() {
             cur = 0;
-            if (packets) {
-                if (ahead) {
-                    count = ahead->next(index, rows);
-                } else {
-                    if (rows.packets.empty()) rows.packets.resize(batch_size);
-                    count = reader->read(rows.packets.data(), batch_size);
-                }
-                if (count) time = rows.packets[0].time;
-            } else {
-                if (ahead) {
-                    count = ahead->next(index, rows);
-                } else {
-                    if (rows.events.empty()) rows.events.resize(batch_size);
-                    count = reader->read(rows.events.data(), batch_size);
-                }
-                if (count) time = rows.events[0].time;
-            }
+            count = ahead ? ahead->next(index, rows) : read_into(*reader, packets, rows, batch_size);
+            if (count) time = packets ? rows.packets[0].time : rows.events[0].time;
             return count != 0;
         }
         // Hands out the current record and moves on; false when the source
@@ -137,12 +131,7 @@ struct alignas(64) trace_merger::impl {
             std::vector<batch_pipe<batch>::fill_fn> fills;
             for (const auto& s : sources)
                 fills.push_back([r = s->reader, packets = s->packets, n = ahead_batch](batch& b) {
-                    if (packets) {
-                        if (b.packets.size() < n) b.packets.resize(n);
-                        return r->read(b.packets.data(), n);
-                    }
-                    if (b.events.size() < n) b.events.resize(n);
-                    return r->read(b.events.data(), n);
+                    return read_into(*r, packets, b, n);
                 });
             ahead = std::make_unique<batch_pipe<batch>>(std::move(fills), ahead_depth);
             for (const auto& s : sources) s->ahead = ahead.get();
