@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <systemc>
 
 #include "driver/script/script.h"
@@ -37,6 +38,7 @@ struct run_options {
     report_format report = report_format::table;
     bool report_none = false;
     bool strict = false;
+    bool check_first = false;
 };
 
 const char* kExample =
@@ -103,7 +105,9 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("vcd", po::value(&o.vcd_file), "write waveforms to FILE (and FILE.gtkw for GTKWave)")
         ("vcd-signals", po::value(&o.vcd_signals)->default_value(o.vcd_signals), "comma-separated globs of signal names")
         ("vcd-window", po::value(&o.vcd_window), "START:END in ns (END may be empty)")
-        ("strict", po::bool_switch(&o.strict), "exit with status 3 if there is any diagnostic");
+        ("strict", po::bool_switch(&o.strict), "exit with status 3 if there is any diagnostic")
+        ("check-first", po::bool_switch(&o.check_first),
+         "check every trace completely before the simulation starts (the default with --script or --vcd)");
     po::variables_map vm;
     // No positional arguments: a stray word is an error, not silently ignored.
     po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
@@ -144,8 +148,8 @@ bool parse_options(int argc, char** argv, run_options& o) {
 class session : public sc_core::sc_module {
 public:
     session(sc_core::sc_module_name n, uncore_system& sys, replayer& rep, const run_options& o,
-            const driver::script* script, const driver::script* program)
-        : sc_module(n), sys_(sys), rep_(rep), o_(o), script_(script), program_(program) {
+            const driver::script* script, const driver::script* program, std::ostream& out, std::ostream& err)
+        : sc_module(n), sys_(sys), rep_(rep), o_(o), script_(script), program_(program), out_(out), err_(err) {
         SC_HAS_PROCESS(session);
         SC_THREAD(run);
     }
@@ -157,15 +161,15 @@ private:
         try {
             sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); });
             if (script_) {
-                status = driver::run_script(*script_, t, std::cout, std::cerr);
+                status = driver::run_script(*script_, t, out_, err_);
             } else {
-                if (program_) status = driver::run_script(*program_, t, std::cout, std::cerr);
+                if (program_) status = driver::run_script(*program_, t, out_, err_);
                 if (status == 0) run_to_end(t);
             }
-        } catch (const std::exception& e) {
+        } catch (const std::exception& e) {  // (a bad trace row too: the replayer keeps it)
             error = e.what();
         }
-        std::cout.flush();
+        out_.flush();
         sc_core::sc_stop();
     }
     void run_to_end(sim_target& t) {
@@ -181,6 +185,8 @@ private:
     const run_options& o_;
     const driver::script* script_;
     const driver::script* program_;
+    std::ostream& out_;
+    std::ostream& err_;
 };
 
 void quiet_info(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
@@ -208,9 +214,17 @@ int sc_main(int argc, char** argv) {
     }
     try {
         uncore_system sys("uncore", o.cfg);
+        // Each trace is read once, checked as it is replayed, when nothing of
+        // the run shows before its end (the report): no script (its output
+        // comes as it runs) and no waveforms. A --program's output waits
+        // until the traces are known to be good. A bad row then gives the
+        // same message, exit status and (absent) output as checking first.
+        const bool check_while_replaying = o.script_file.empty() && o.vcd_file.empty() && !o.check_first;
         std::unique_ptr<replayer> rep;
         try {
-            rep = std::make_unique<replayer>(sys, o.traces);
+            rep = std::make_unique<replayer>(sys, o.traces,
+                                             check_while_replaying ? replayer::checking::while_replaying
+                                                                   : replayer::checking::before);
         } catch (const trace::trace_error& e) {
             std::cerr << "pmonsim: " << e.what() << "\n";
             return kExitBadInput;
@@ -238,9 +252,19 @@ int sc_main(int argc, char** argv) {
                 return kExitBadInput;
             }
         }
-        session s("session", sys, *rep, o, script.get(), program.get());
+        std::ostringstream held_out, held_err;  // the program's output, while the traces may be bad
+        session s("session", sys, *rep, o, script.get(), program.get(), check_while_replaying ? held_out : std::cout,
+                  check_while_replaying ? held_err : std::cerr);
         sc_core::sc_start();
         if (vcd) vcd->close();
+        try {
+            rep->finish_checks();
+        } catch (const trace::trace_error& e) {
+            std::cerr << "pmonsim: " << e.what() << "\n";
+            return kExitBadInput;
+        }
+        std::cout << held_out.str() << std::flush;
+        std::cerr << held_err.str() << std::flush;
         if (!s.error.empty()) {
             std::cerr << "pmonsim: " << s.error << "\n";
             return kExitInternal;

@@ -36,7 +36,8 @@ std::string spool_stdin(std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE
 
 }  // namespace
 
-replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : sys_(sys) {
+replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, checking when)
+    : sys_(sys), ctx_(trace_context_of(sys.config())), when_(when) {
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         const std::vector<box_module*> b = sys.socket(s).boxes();
         // The order box_index() relies on.
@@ -48,40 +49,72 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files) : 
         per_socket_ = b.size();
         for (box_module* m : b) boxes_.push_back({m, m->link(), false});
     }
-    const trace::trace_context ctx = trace_context_of(sys.config());
-    std::vector<std::pair<std::string, std::string>> paths;  // (path to open, name in messages)
     for (const std::string& f : files) {
-        if (f == "-") paths.push_back({spool_stdin(temps_), "<stdin>"});
-        else paths.push_back({f, f});
+        if (f == "-") paths_.push_back({spool_stdin(temps_), "<stdin>"});
+        else paths_.push_back({f, f});
     }
-    std::vector<trace::trace_kind> kinds;
-    for (const auto& [path, name] : paths) {
+    if (when_ == checking::before) check_all();
+    try {
+        for (const auto& [path, name] : paths_) {
+            streams_.push_back(std::make_unique<std::ifstream>(path, std::ios::binary));
+            if (!*streams_.back()) throw trace::trace_error(name, 0, 0, "cannot open");
+            // (A bad header throws here.)
+            readers_.push_back(std::make_unique<trace::trace_reader>(*streams_.back(), name, ctx_));
+            trace::trace_reader& r = *readers_.back();
+            (r.kind() == trace::trace_kind::packets ? packets_ : events_).add(r);
+        }
+        // The second reading on another core (1.1x faster end to end for every
+        // format on the 2-core machine), in batches large enough that a
+        // hand-over costs nothing next to the records in it: 4096 records for
+        // one or two files. At most 64 Ki records (about 4 MB) are read ahead in
+        // all, so memory stays flat however many files there are.
+        constexpr size_t kAheadRecords = 65536, kDepth = 8;
+        const size_t batch = std::max<size_t>(256, kAheadRecords / kDepth / std::max<size_t>(2, paths_.size()));
+        packets_.use_reading_thread(batch, kDepth);
+        events_.use_reading_thread(batch, kDepth);
+        more_ = std::min(packets_.next_time(), events_.next_time()) != ~time_ps{0};
+    } catch (const trace::trace_error&) {
+        // (A bad first batch, or a later file's header: an earlier file's
+        // row may be the error to give.)
+        if (when_ == checking::while_replaying) check_all();
+        throw;
+    }
+}
+
+void replayer::check_all() {
+    for (const auto& [path, name] : paths_) {
         if (!std::ifstream(path, std::ios::binary)) throw trace::trace_error(name, 0, 0, "cannot open");
         // By path: a large file is checked on both cores (trace_validate.cpp).
-        const trace::trace_summary sum = trace::validate_trace(path, name, ctx);
-        last_ = std::max(last_, sum.last);
-        kinds.push_back(sum.kind);
+        last_ = std::max(last_, trace::validate_trace(path, name, ctx_).last);
     }
-    for (size_t i = 0; i < paths.size(); ++i) {
-        auto in = std::make_unique<std::ifstream>(paths[i].first, std::ios::binary);
-        (kinds[i] == trace::trace_kind::packets ? packets_ : events_).add(std::move(in), paths[i].second, ctx);
+}
+
+void replayer::finish_checks() {
+    if (when_ == checking::before) return;
+    if (!error_) {
+        try {  // the records the run did not reach (it ended early, or on another error)
+            for (trace::trace_merger* m : {&packets_, &events_})
+                while (m->next_run(~time_ps{0}).n) {
+                }
+            return;
+        } catch (const trace::trace_error& e) {
+            error_ = e;
+        }
     }
-    // The second reading on another core (1.1x faster end to end for every
-    // format on the 2-core machine), in batches large enough that a
-    // hand-over costs nothing next to the records in it: 4096 records for
-    // one or two files. At most 64 Ki records (about 4 MB) are read ahead in
-    // all, so memory stays flat however many files there are.
-    constexpr size_t kAheadRecords = 65536, kDepth = 8;
-    const size_t batch = std::max<size_t>(256, kAheadRecords / kDepth / std::max<size_t>(2, paths.size()));
-    packets_.use_reading_thread(batch, kDepth);
-    events_.use_reading_thread(batch, kDepth);
-    more_ = std::min(packets_.next_time(), events_.next_time()) != ~time_ps{0};
+    // The error reading met is not always the first one in file order (the
+    // files are read together): check them as a check beforehand would.
+    check_all();
+    throw *error_;  // (only if the files changed since)
 }
 
 replayer::~replayer() = default;
 
 time_ps replayer::time_left(time_ps now) const {
-    if (more_ && last_ >= now) return last_ + 1 - now;  // records still to post
+    if (more_) {  // records still to post: run to the last one (or the last one read so far)
+        const time_ps last =
+            when_ == checking::before ? last_ : std::max(packets_.last_in_hand(), events_.last_in_hand());
+        if (last >= now) return last + 1 - now;
+    }
     time_ps end = end_;  // event runs; packets end where their ports' last flit does
     for (const box_ref& b : boxes_)
         if (b.link)
@@ -105,7 +138,7 @@ void fetch_ahead(const Record* r) {
 
 }  // namespace
 
-time_ps replayer::feed(time_ps until) {
+time_ps replayer::post_due(time_ps until) {
     // Records in place, a run of one file at a time: the packets due, then
     // the event rows due (see packets_).
     for (trace::trace_merger::run r; (r = packets_.next_run(until)).n != 0;) {

@@ -1,15 +1,20 @@
 // Trace replay: the packet and event traces given to pmonsim, merged by time
 // and posted into the model just before simulated time reaches them (so the
-// lazily-counting boxes always know their inputs). Every trace is validated
-// completely before anything is replayed: a bad row anywhere means nothing
-// runs. The second reading (parsing, inflating, decoding) happens on a
-// background thread a few batches ahead of the simulation
-// (batch_pipe.h), so memory stays flat whatever the trace length.
+// lazily-counting boxes always know their inputs). A bad row anywhere means
+// no results: either every trace is checked completely before anything is
+// replayed, or (when nothing of the run shows before its end) the traces are
+// checked as they are replayed and finish_checks() reads the rest and gives
+// the error a check beforehand would have given. The second reading
+// (parsing, inflating, decoding) happens on a background thread a few
+// batches ahead of the simulation (batch_pipe.h), so memory stays flat
+// whatever the trace length.
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sc/uncore_system.h"
@@ -21,21 +26,49 @@ trace::trace_context trace_context_of(const uncore_config& cfg);
 
 class replayer {
 public:
-    // Validates and opens the traces ("-" is standard input, read once into a
-    // temporary file). Throws trace::trace_error on the first bad row.
-    replayer(uncore_system& sys, const std::vector<std::string>& files);
+    // When the traces are checked.
+    enum class checking {
+        // Completely, before the replay: the constructor throws
+        // trace::trace_error on the first bad row.
+        before,
+        // As they are replayed, so that each is read once: feed() throws
+        // trace::trace_error when it meets a bad row, and the caller must
+        // call finish_checks() before it shows any result of the run.
+        while_replaying,
+    };
+    // Opens the traces ("-" is standard input, read once into a temporary
+    // file) and, with checking::before, validates them.
+    replayer(uncore_system& sys, const std::vector<std::string>& files, checking when = checking::before);
     ~replayer();
+
+    // With checking::while_replaying, after the run (however it ended):
+    // reads what the replay did not, and throws the trace_error that
+    // checking before the replay would have thrown (the first bad row of the
+    // first bad file), if any. Nothing to do with checking::before.
+    void finish_checks();
 
     // Posts every record whose time is before `until`; returns the time of
     // the next record (the maximum time when there is none).
-    time_ps feed(time_ps until);
+    time_ps feed(time_ps until) {
+        if (when_ == checking::before) return post_due(until);
+        try {
+            return post_due(until);
+        } catch (const trace::trace_error& e) {
+            if (!error_) error_ = e;
+            throw;
+        }
+    }
     uint64_t records() const { return posted_; }
     // How much longer a run must last from `now` for every record to be
     // posted and its effects to end; 0 when the replay is over.
     time_ps time_left(time_ps now) const;
 
 private:
-    // (Inline: once per packet, in feed()'s loop.)
+    time_ps post_due(time_ps until);
+    // Throws the error of the first bad row of the first bad file, checking
+    // each file completely in order; returns if every file is good.
+    void check_all();
+    // (Inline: once per packet, in post_due()'s loop.)
     void post_packet(const trace::packet_record& p) {
         touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
     }
@@ -73,15 +106,21 @@ private:
     size_t per_socket_ = 0;
     std::vector<size_t> touched_list_;
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
+    std::vector<std::pair<std::string, std::string>> paths_;  // (path to open, name in messages)
+    trace::trace_context ctx_;
+    checking when_;
+    std::optional<trace::trace_error> error_;  // the bad row reading met (checking::while_replaying)
     // Packet traces and event traces merged apart: only packets of one port
     // and direction depend on their order (the first posted takes the first
     // free slot); an event row is an additive step that may be posted in any
     // order before its cycle. So each feed drains the one, then the other, in
     // long runs, instead of switching at every event row.
+    std::vector<std::unique_ptr<std::istream>> streams_;  // (outlive the mergers, which read them)
+    std::vector<std::unique_ptr<trace::trace_reader>> readers_;
     trace::trace_merger packets_, events_;
     bool more_ = true;  // records left to post
     time_ps end_ = 0;
-    time_ps last_ = 0;
+    time_ps last_ = 0;  // the last record's time (found by check_all())
     uint64_t posted_ = 0;
 };
 

@@ -212,6 +212,14 @@ struct alignas(64) trace_merger::impl {
         return {nullptr, n ? r : nullptr, n, i};
     }
 
+    time_ps last_in_hand() const {
+        time_ps t = 0;
+        for (const auto& s : sources)
+            if (s->cur < s->count)
+                t = std::max(t, s->packets ? s->rows.packets[s->count - 1].time : s->rows.events[s->count - 1].time);
+        return t;
+    }
+
     time_ps next_time() {
         settle_lent();
         if (!draining_first() && !choose()) return std::numeric_limits<time_ps>::max();
@@ -277,6 +285,8 @@ bool trace_merger::next(merged_record& out) {
     if (!m.started) m.start();
     return m.next(out);
 }
+
+time_ps trace_merger::last_in_hand() const { return p_->started ? p_->last_in_hand() : 0; }
 
 trace_merger::run trace_merger::next_run(time_ps until) {
     impl& m = *p_;

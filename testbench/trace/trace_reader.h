@@ -284,6 +284,11 @@ public:
     run next_run(time_ps until);
     // The time of the next record; the largest time_ps when there is none.
     time_ps next_time();
+    // The latest time among the records the merger has read and not yet
+    // moved past (0 when it holds none): no later than the last record of
+    // the traces, and not earlier than next_time() while there are records.
+    // A replay that does not know where its traces end runs to here.
+    time_ps last_in_hand() const;
 
 private:
     struct impl;

@@ -811,6 +811,39 @@ TEST(TraceMergeBatches, AReadingThreadStopsWhenTheMergerGoesMidStream) {
     }  // each merger joins its thread here; a hang fails the test by its timeout
 }
 
+// A replay that has not read its traces to the end runs to last_in_hand(),
+// posting what is before it, again and again: that is never past the last
+// record, never before the next one, and reaches the last one, a batch or so
+// at a time.
+TEST(TraceMergeRuns, LastInHandBoundsTheTracesEnd) {
+    std::string a = "time,port,dir,mc\n", b = "cycle,box,event,count\n";
+    for (int i = 0; i < 3000; ++i) a += std::to_string(3 * i) + ",0,rx,NDR\n";   // last 8997 ns
+    for (int i = 0; i < 1000; ++i) b += std::to_string(4 * i) + ",ubox,LOCK_CYCLES,1\n";  // UCLK: 2 ns each
+    const time_ps last = 8997000;
+    for (std::size_t thread_batch : {0u, 100u}) {
+        trace_merger m;
+        m.add(std::make_unique<std::istringstream>(a), "a", ctx_of());
+        m.add(std::make_unique<std::istringstream>(b), "b", ctx_of());
+        if (thread_batch) m.use_reading_thread(thread_batch, 2);
+        EXPECT_EQ(m.last_in_hand(), 0u);  // nothing read yet
+        time_ps hand = 0;
+        std::size_t rounds = 0, records = 0;
+        for (time_ps next; (next = m.next_time()) != ~time_ps{0}; ++rounds) {
+            const time_ps h = m.last_in_hand();
+            EXPECT_GE(h, next);
+            EXPECT_LE(h, last);
+            EXPECT_GT(h, hand) << "no progress";
+            hand = h;
+            for (trace_merger::run r; (r = m.next_run(hand + 1)).n;) records += r.n;
+        }
+        EXPECT_EQ(hand, last) << thread_batch;
+        EXPECT_EQ(records, 4000u);
+        // A round per batch of the packet file (3000 rows; 256 in line), not per record.
+        EXPECT_LE(rounds, 3000 / (thread_batch ? thread_batch : 256) + 2);
+        EXPECT_EQ(m.last_in_hand(), 0u);  // every record handed out
+    }
+}
+
 TEST(TraceMergeBatches, UseReadingThreadAfterNextIsAnError) {
     trace_merger m;
     m.add(std::make_unique<std::istringstream>("time,port,dir,mc\n1,0,rx,NDR\n"), "a", ctx_of());
