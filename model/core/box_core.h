@@ -127,6 +127,15 @@ public:
         st.bursts.push_back(b);
         st.end_slot = b.end();
     }
+    // The same for qpi_link, whose bursts are well formed by construction
+    // (each starts at or after the end of the one before, with kinds the
+    // link registered, at least one header flit): only the cycle is checked.
+    void post_link_burst(unsigned dir, const flit_burst& b) {
+        flit_stream& st = (*streams_)[dir & 1];
+        if (b.start < 2 * cur_) reject_burst(dir, b);
+        st.bursts.push_back(b);
+        st.end_slot = b.end();
+    }
 
     // The input's value from posted steps (for flit inputs: the part not
     // coming from slots), as of the last cycle the walk applied.

@@ -18,14 +18,16 @@
 
 namespace pmonsim {
 
-enum class qpi_dir { rx = 0, tx = 1 };
+enum class qpi_dir : uint8_t { rx = 0, tx = 1 };
 
 // Message classes (MATCH0.MC encoding).
 namespace qpi_mc {
 constexpr uint8_t hom0 = 0, hom1 = 1, ndr = 2, snp = 3, ncs = 4, ncb = 12, drs = 14;
 }
 
-struct qpi_packet {
+// (Packed, 9 bytes: a replayed packet record, which holds one, is then 32
+// bytes, and a dense replay hands hundreds of MB of them between cores.)
+struct __attribute__((packed)) qpi_packet {
     uint8_t mc = 0;      // 0-15
     uint8_t opc = 0;     // 0-15
     uint8_t vn = 0;      // 0 VN0, 1 VN1, 2/3 VNA
@@ -82,7 +84,7 @@ public:
         b.nondata_kind = p.mc == qpi_mc::ndr && p.ring_ad ? k.ndr_ad : k.nondata[p.mc & 15u];
         b.data_kind = k.data[p.mc & 15u];
         b.fields = dir == qpi_dir::rx ? filter_fields(p) : 0;  // only received headers are filtered
-        box_.post_burst(d, b);
+        box_.post_link_burst(d, b);
         next_slot_[d] = b.end();
         ++packets_[d];
         return b.start / 2;

@@ -95,8 +95,6 @@ unsigned char* binary_trace_writer::slot() {
 void binary_trace_writer::write(const packet_record& r) {
     if (kind_ != trace_kind::packets)
         throw std::logic_error("binary_trace_writer: a packet record in an event trace");
-    if (r.socket > 255 || r.port > 255)
-        throw std::invalid_argument("binary_trace_writer: socket or port above 255");
     unsigned char* p = slot();
     st64(p + pk::time, unit_ == time_unit::ps ? r.time : r.cycle);
     const qpi_packet& q = r.packet;

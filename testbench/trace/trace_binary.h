@@ -38,9 +38,9 @@ constexpr uint8_t no_sub_event = 0xFF;
 // Writes a binary trace of one kind to `out` (which must outlive the writer):
 // the header at once, then the records given, buffered in blocks. The
 // records are written as they are (no order or range checks: the reader does
-// those); values the format cannot hold throw std::invalid_argument (a socket
-// or port above 255, a count above 65535, an event or input that is not in
-// the context's catalog). A packet with flits 0 gets its class's size.
+// those); values the format cannot hold throw std::invalid_argument (an event
+// record's socket above 255 or port above 2, a count above 65535, an event or
+// input that is not in the context's catalog). A packet with flits 0 gets its class's size.
 class binary_trace_writer {
 public:
     binary_trace_writer(std::ostream& out, trace_kind kind, time_unit unit,

@@ -97,14 +97,17 @@ enum class trace_format { text, binary };
 const char* to_string(trace_format f);
 
 struct packet_record {
-    unsigned line = 0;   // line of the row in its file (binary: record number)
     time_ps time = 0;    // the row's time (for a `cycle` row: the start of that QCLK cycle)
     cycle_t cycle = 0;   // QCLK cycle in which the packet's header is ready
-    unsigned socket = 0;
-    unsigned port = 0;
+    unsigned line = 0;   // line of the row in its file (binary: record number)
+    uint8_t socket = 0;
+    uint8_t port = 0;
     qpi_dir dir = qpi_dir::rx;
     qpi_packet packet;   // packet.flits is always set: the `flits` column or shape_of()
 };
+// Two to a cache line: the reading thread writes them on one core and the
+// replay reads them on the other, 32 bytes per packet.
+static_assert(sizeof(packet_record) == 32);
 
 // The name of the box an event record drives: "ubox", "r2pcie", "qpi0",
 // "qpi1" or "qpi2", held in place (up to 7 characters; longer ones are cut).
