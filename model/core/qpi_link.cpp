@@ -29,14 +29,22 @@ qpi_link::qpi_link(box_core& box) : box_(box) {
         k.nondata[qpi_mc::hom1] = kind("NON_DATA", g1[d], "HOM_NONREQ");
         k.nondata[qpi_mc::snp] = kind("NON_DATA", g1[d], "SNP");
         k.nondata[qpi_mc::ndr] = kind("NON_DATA", g2[d], "NDR_AK");
-        k.ndr_ad = kind("NON_DATA", g2[d], "NDR_AD");
+        const uint8_t ndr_ad = kind("NON_DATA", g2[d], "NDR_AD");
         k.nondata[qpi_mc::ncs] = kind("NON_DATA", g2[d], "NCS");
         k.nondata[qpi_mc::ncb] = kind("NON_DATA", g2[d], "NCB_NONDATA");
         k.data[qpi_mc::ncb] = kind("DATA", g2[d], "NCB_DATA");
         k.nondata[qpi_mc::drs] = kind("NON_DATA", g1[d], "DRS_NONDATA");
         k.data[qpi_mc::drs] = kind("DATA", g1[d], "DRS_DATA");
+        std::copy(k.nondata.begin(), k.nondata.begin() + 16, k.nondata.begin() + 16);
+        k.nondata[16 | qpi_mc::ndr] = ndr_ad;  // the others the same as without the tag
     }
     box_.filter_headers_of(static_cast<unsigned>(qpi_dir::rx));
+}
+
+cycle_t qpi_link::post_unsized(qpi_dir dir, cycle_t at, const qpi_packet& p) {
+    qpi_packet sized = p;
+    sized.flits = static_cast<uint16_t>(shape_of(p).flits);
+    return post_packet(dir, at, sized);
 }
 
 }  // namespace pmonsim

@@ -74,15 +74,19 @@ public:
     // Place a packet whose header is ready in cycle `at` (QCLK). Returns the
     // cycle in which its header flit goes. (Inline: once per replayed packet.)
     cycle_t post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p) {
+        // Trace readers always give the size; the class's default is the
+        // unusual path.
+        if (p.flits == 0) [[unlikely]] return post_unsized(dir, at, p);
         const unsigned d = static_cast<unsigned>(dir);
         const dir_kinds& k = kinds_[d];
-        const packet_shape s = shape_of(p);
+        const unsigned mc = p.mc & 15u;
+        const unsigned data = data_classes >> mc & 1u ? std::min(8u, p.flits - 1u) : 0u;
         flit_burst b;
         b.start = std::max(next_slot_[d], 2 * at);
-        b.nondata = s.flits - s.data;
-        b.data = s.data;
-        b.nondata_kind = p.mc == qpi_mc::ndr && p.ring_ad ? k.ndr_ad : k.nondata[p.mc & 15u];
-        b.data_kind = k.data[p.mc & 15u];
+        b.nondata = p.flits - data;
+        b.data = data;
+        b.nondata_kind = k.nondata[p.ring_ad ? 16u | mc : mc];
+        b.data_kind = k.data[mc];
         b.fields = dir == qpi_dir::rx ? filter_fields(p) : 0;  // only received headers are filtered
         box_.post_link_burst(d, b);
         next_slot_[d] = b.end();
@@ -98,10 +102,15 @@ private:
     // message class (a class the catalog has no G1/G2 input for counts only
     // in G0).
     struct dir_kinds {
-        std::array<uint8_t, 16> nondata{};  // by message class
+        // By message class, then again for packets tagged as AD ring traffic
+        // (which only NDR's are: NDR_AD instead of NDR_AK).
+        std::array<uint8_t, 32> nondata{};
         std::array<uint8_t, 16> data{};
-        uint8_t ndr_ad = 0;                 // NDR tagged as AD ring traffic
     };
+    // The classes whose packets carry data flits (shape_of()).
+    static constexpr unsigned data_classes = 1u << qpi_mc::drs | 1u << qpi_mc::ncb;
+    // post_packet() of a packet of its class's default size (out of line).
+    cycle_t post_unsized(qpi_dir dir, cycle_t at, const qpi_packet& p);
 
     box_core& box_;
     std::array<dir_kinds, 2> kinds_{};
