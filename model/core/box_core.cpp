@@ -544,30 +544,36 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
         st.walk_slots(pos, to, idx, run);
         pos = to;
     }
-    // Whole packets inside the walk, bursts [idx, last): a pass for the
-    // counters without a threshold (slots of each kind, matching headers),
-    // then a pass per lane with its state kept local. Per packet a lane takes
-    // the idle gap, then the flits in at most three runs (the header alone
-    // only when a matching header adds to it).
-    size_t last = idx;
-    while (last < nb && st.bursts[last].end() <= end) ++last;
-    if (last > idx) {
+    // Whole packets inside the walk, in the ring's contiguous spans (at most
+    // two): a pass for the counters without a threshold (slots of each kind,
+    // matching headers) that also finds where the whole packets end, then a
+    // pass per lane with its state kept local. Per packet a lane takes the
+    // idle gap, then the flits in at most three runs (the header alone only
+    // when a matching header adds to it).
+    while (idx < nb) {
+        size_t avail;
+        const flit_burst* const first = st.bursts.contiguous(idx, avail);
+        const flit_burst* const stop = first + avail;
+        const flit_burst* last = first;
+        uint64_t p = pos;
         if (n_plain) {
-            uint64_t p = pos;
-            for (size_t i = idx; i < last; ++i) {
-                const flit_burst& b = st.bursts[i];
+            for (; last != stop && last->end() <= end; ++last) {
+                const flit_burst& b = *last;
                 slots[0] += b.start - p;
                 hits += filtered && filter_matches(b.fields);
                 slots[b.nondata_kind] += b.nondata;
                 slots[b.data_kind] += b.data;
                 p = b.end();
             }
+        } else {
+            while (last != stop && last->end() <= end) ++last;
         }
+        if (last == first) break;
         for (unsigned k = 0; k < n_lanes; ++k) {
             flit_lane l = lanes[k];
-            uint64_t p = pos;
-            for (size_t i = idx; i < last; ++i) {
-                const flit_burst& b = st.bursts[i];
+            p = pos;
+            for (const flit_burst* i = first; i != last; ++i) {
+                const flit_burst& b = *i;
                 if (b.start > p) l.feed(b.start - p, l.w[0]);
                 const uint32_t w = l.w[b.nondata_kind];
                 if (l.header_w && filtered && filter_matches(b.fields)) {
@@ -581,8 +587,9 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
             }
             lanes[k] = l;
         }
-        pos = st.bursts[last - 1].end();
-        idx = last;
+        pos = (last - 1)->end();
+        idx += static_cast<size_t>(last - first);
+        if (last != stop) break;  // a packet not wholly inside the walk
     }
     if (pos < end) st.walk_slots(pos, end, idx, run);  // a packet running past the walk, idle after
     drop_consumed(d, idx);

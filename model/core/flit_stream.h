@@ -13,6 +13,7 @@
 // (G0 NON_DATA + its G1/G2 class, G0 DATA + class, or G0 IDLE); kind 0 is the
 // idle kind, used by every slot no burst covers.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -47,6 +48,13 @@ public:
         buf_[tail_++ & mask_] = b;
     }
     void pop_front(size_t n) { head_ += n; }
+    // Bursts [i, i + n) lie one after another in memory from the returned
+    // address, n >= 1 for i < size(): up to the ring's wrap or its end.
+    const flit_burst* contiguous(size_t i, size_t& n) const {
+        const size_t at = (head_ + i) & mask_;
+        n = std::min(size() - i, cap_ - at);
+        return buf_.data() + at;
+    }
 
 private:
     void grow() {
