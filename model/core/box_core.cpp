@@ -403,12 +403,15 @@ void box_core::filter_headers_of(unsigned dir) {
     for (auto& c : ctr_) derive_slot_weights(c);
 }
 
+void box_core::reject_late_burst(uint64_t start) const {
+    throw std::logic_error(spec_.name + ": packet placed in slot " + std::to_string(start) +
+                           " but the box is already at cycle " + std::to_string(cur_));
+}
+
 void box_core::reject_burst(unsigned dir, const flit_burst& b) const {
     const flit_stream& st = (*streams_)[dir & 1];
     if (dir >= 2 || st.kinds.empty()) throw std::logic_error(spec_.name + ": no flit slots in this direction");
-    if (b.start < 2 * cur_)
-        throw std::logic_error(spec_.name + ": packet placed in slot " + std::to_string(b.start) +
-                               " but the box is already at cycle " + std::to_string(cur_));
+    if (b.start < 2 * cur_) reject_late_burst(b.start);
     if (b.nondata == 0 || b.nondata_kind >= st.kinds.size() || b.data_kind >= st.kinds.size())
         throw std::invalid_argument(spec_.name + ": malformed flit burst");
     throw std::logic_error(spec_.name + ": packet placed over an earlier one");

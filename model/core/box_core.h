@@ -132,7 +132,10 @@ public:
     // link registered, at least one header flit): only the cycle is checked.
     void post_link_burst(unsigned dir, const flit_burst& b) {
         flit_stream& st = (*streams_)[dir & 1];
-        if (b.start < 2 * cur_) reject_burst(dir, b);
+        // (The burst's start alone to the cold path: a burst whose address
+        // is taken is built in memory and then copied with wider loads than
+        // it was stored with, which stalls once per packet.)
+        if (b.start < 2 * cur_) reject_late_burst(b.start);
         st.bursts.push_back(b);
         st.end_slot = b.end();
     }
@@ -194,6 +197,7 @@ private:
     template <class F>
     void apply_step(const step& s, F&& touched);
     [[noreturn]] void reject_burst(unsigned dir, const flit_burst& b) const;
+    [[noreturn]] void reject_late_burst(uint64_t start) const;
     void decode(unsigned i);
     void decode_ctl(unsigned i);
     void derive_slot_weights(counter& c) const;

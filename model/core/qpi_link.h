@@ -80,14 +80,17 @@ public:
         const unsigned d = static_cast<unsigned>(dir);
         const dir_kinds& k = kinds_[d];
         const unsigned mc = p.mc & 15u;
-        const unsigned data = data_classes >> mc & 1u ? std::min(8u, p.flits - 1u) : 0u;
+        // (A mask, not a branch: classes come in no predictable order.)
+        const unsigned data = std::min(8u, p.flits - 1u) & (0u - (data_classes >> mc & 1u));
         flit_burst b;
         b.start = std::max(next_slot_[d], 2 * at);
         b.nondata = p.flits - data;
         b.data = data;
-        b.nondata_kind = k.nondata[p.ring_ad ? 16u | mc : mc];
+        b.nondata_kind = k.nondata[unsigned{p.ring_ad} << 4 | mc];
         b.data_kind = k.data[mc];
-        b.fields = dir == qpi_dir::rx ? filter_fields(p) : 0;  // only received headers are filtered
+        // Only received headers are filtered. (A mask, as above: directions
+        // alternate in no predictable order.)
+        b.fields = filter_fields(p) & (uint64_t{0} - (dir == qpi_dir::rx));
         box_.post_link_burst(d, b);
         next_slot_[d] = b.end();
         ++packets_[d];
