@@ -1,5 +1,7 @@
 #include "replay.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -21,17 +23,25 @@ trace::trace_context trace_context_of(const uncore_config& cfg) {
 
 namespace {
 
-// Standard input can be read only once, but a trace is read twice (check,
-// then replay): keep a copy in an anonymous temporary file.
-std::string spool_stdin(std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>>& temps) {
+// Standard input, or a pipe given by name (`--trace <(zcat t.gz)`), can be
+// read only once, but a trace may be read twice (checked, then replayed):
+// keep a copy in an anonymous temporary file. `what` names it in errors.
+std::string spool(std::istream& in, const std::string& what,
+                  std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>>& temps) {
     std::FILE* f = std::tmpfile();
-    if (!f) throw std::runtime_error("cannot create a temporary file for standard input");
+    if (!f) throw std::runtime_error("cannot create a temporary file for " + what);
     temps.emplace_back(f, &std::fclose);
     char buf[65536];
-    while (std::cin.read(buf, sizeof buf) || std::cin.gcount())
-        std::fwrite(buf, 1, static_cast<size_t>(std::cin.gcount()), f);
-    std::fflush(f);
+    while (in.read(buf, sizeof buf) || in.gcount())
+        if (std::fwrite(buf, 1, static_cast<size_t>(in.gcount()), f) != static_cast<size_t>(in.gcount()))
+            throw std::runtime_error("cannot write the temporary copy of " + what);
+    if (std::fflush(f) != 0) throw std::runtime_error("cannot write the temporary copy of " + what);
     return "/proc/self/fd/" + std::to_string(fileno(f));
+}
+
+bool regular_file(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 }  // namespace
@@ -50,8 +60,14 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
         for (box_module* m : b) boxes_.push_back({m, m->link(), false});
     }
     for (const std::string& f : files) {
-        if (f == "-") paths_.push_back({spool_stdin(temps_), "<stdin>"});
-        else paths_.push_back({f, f});
+        if (f == "-") {
+            paths_.push_back({spool(std::cin, "standard input", temps_), "<stdin>"});
+        } else if (when_ == checking::before && !regular_file(f) && std::ifstream(f, std::ios::binary)) {
+            std::ifstream in(f, std::ios::binary);
+            paths_.push_back({spool(in, f, temps_), f});
+        } else {
+            paths_.push_back({f, f});
+        }
     }
     if (when_ == checking::before) check_all();
     try {
@@ -76,7 +92,7 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
     } catch (const trace::trace_error&) {
         // (A bad first batch, or a later file's header: an earlier file's
         // row may be the error to give.)
-        if (when_ == checking::while_replaying) check_all();
+        if (when_ == checking::while_replaying && rereadable()) check_all();
         throw;
     }
 }
@@ -103,8 +119,16 @@ void replayer::finish_checks() {
     }
     // The error reading met is not always the first one in file order (the
     // files are read together): check them as a check beforehand would.
-    check_all();
-    throw *error_;  // (only if the files changed since)
+    if (rereadable()) check_all();
+    throw *error_;  // (a pipe, or files changed since)
+}
+
+bool replayer::rereadable() const {
+    // (A file that is not there is checked again as well: "cannot open".)
+    return std::all_of(paths_.begin(), paths_.end(), [](const auto& p) {
+        struct stat st;
+        return ::stat(p.first.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+    });
 }
 
 replayer::~replayer() = default;

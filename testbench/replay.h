@@ -37,7 +37,8 @@ public:
         while_replaying,
     };
     // Opens the traces ("-" is standard input, read once into a temporary
-    // file) and, with checking::before, validates them.
+    // file, as is a pipe given by name when the traces are checked first)
+    // and, with checking::before, validates them.
     replayer(uncore_system& sys, const std::vector<std::string>& files, checking when = checking::before);
     ~replayer();
 
@@ -68,6 +69,10 @@ private:
     // Throws the error of the first bad row of the first bad file, checking
     // each file completely in order; returns if every file is good.
     void check_all();
+    // Whether every trace can be read again (regular files, standard input
+    // spooled, or missing ones): a pipe given by name (`<(zcat t.gz)`) can
+    // be read once, so a bad row in it is reported as reading met it.
+    bool rereadable() const;
     // (Inline: once per packet, in post_due()'s loop.)
     void post_packet(const trace::packet_record& p) {
         touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);

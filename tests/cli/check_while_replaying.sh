@@ -77,4 +77,22 @@ expect_bad two_swapped "late_port.bin: record 25000: " --trace "$work/late_port.
 expect_bad short "late_value.csv:20000:3: " --trace "$work/late_value.csv" --cycles 100
 # A file that cannot be opened after a bad one: the bad one's error.
 expect_bad missing "late_value.csv:20000:3: " --trace "$work/late_value.csv" --trace "$work/nonexistent.csv"
+# Pipes given by name (read once while replaying; copied first when checked first): the same
+# counts as the files, and a bad row in one is reported either way.
+"$pmonsim" --program "$work/program.sh" --report csv --trace <(cat "$work/good.bin") --trace <(cat "$work/events.csv") \
+    > "$work/pipes.out" || fail "pipes: exit $?"
+"$pmonsim" --program "$work/program.sh" --report csv --check-first --trace <(cat "$work/good.bin") \
+    --trace <(cat "$work/events.csv") > "$work/pipes.first.out" || fail "pipes, checked first: exit $?"
+cmp -s "$work/pipes.out" "$work/good.out" || fail "pipes: the report differs from the files'"
+cmp -s "$work/pipes.first.out" "$work/good.out" || fail "pipes, checked first: the report differs from the files'"
+for first in "" --check-first; do
+    set +e
+    "$pmonsim" --program "$work/program.sh" $first --trace <(cat "$work/late_value.csv") > "$work/pipe_bad.out" 2> "$work/pipe_bad.err"
+    rc=$?
+    set -e
+    [ "$rc" = 2 ] || fail "bad pipe ${first:-while replaying}: exit $rc"
+    [ ! -s "$work/pipe_bad.out" ] || fail "bad pipe ${first:-while replaying}: printed $(head -c 200 "$work/pipe_bad.out")"
+    grep -Eq "/dev/fd/[0-9]+:20000:3: column 'dir': 'rxx'" "$work/pipe_bad.err" ||
+        fail "bad pipe ${first:-while replaying}: $(cat "$work/pipe_bad.err")"
+done
 echo "traces checked while replaying: same errors, exit status and output as checked first"
