@@ -110,6 +110,7 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     inputs_.assign(n_inputs, 0);
     rising_.assign(n_inputs, 0);
     uses_.assign(n_inputs, {});
+    use_mask_.assign(n_inputs, 0);
     if (spec_.counters > 4) throw std::logic_error(spec_.name + ": more than 4 counters");
     if (spec_.kind == box_kind::qpi && spec_.catalog) {
         if (auto e = spec_.catalog->find(static_cast<uint8_t>(spec_.cto_code), true))
@@ -142,6 +143,11 @@ void box_core::decode(unsigned i) {
     for (unsigned in : c.inputs) {
         ++uses_[in][i];
         inc += inputs_[in];
+    }
+    for (size_t in = 0; in < uses_.size(); ++in) {
+        uint8_t m = 0;
+        for (unsigned j = 0; j < 4; ++j) m |= static_cast<uint8_t>((uses_[in][j] != 0) << j);
+        use_mask_[in] = m;
     }
     ginc_[i] = inc;
     ov_mask_ &= ~(1u << i);
@@ -467,13 +473,15 @@ void box_core::apply_step(const step& s, F&& touched) {
     const unsigned in = s.input;
     const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(s.delta));
     inputs_[in] += d;
-    if (s.delta > 0) rising_[in] -= d;
+    // (Masks and set bits, not branches: rising and falling steps, and the
+    // inputs of event rows, come in no order a predictor could learn.)
+    rising_[in] -= d & (uint64_t{0} - (s.delta > 0));
     const auto& u = uses_[in];
-    for (unsigned i = 0; i < 4; ++i)
-        if (u[i]) {
-            touched(i);
-            ginc_[i] += u[i] * d;
-        }
+    for (unsigned m = use_mask_[in]; m != 0; m &= m - 1) {
+        const unsigned i = static_cast<unsigned>(__builtin_ctz(m));
+        touched(i);
+        ginc_[i] += u[i] * d;
+    }
 }
 
 void box_core::apply_due(bool headers) {

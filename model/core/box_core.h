@@ -239,6 +239,7 @@ private:
     std::vector<uint64_t> rising_;              // per input: positive steps not applied yet
     std::vector<uint32_t> max_inc_;             // per input: its event's largest increment (0: CLOCKTICKS)
     std::vector<std::array<uint8_t, 4>> uses_;  // per input: times each counter sums it
+    std::vector<uint8_t> use_mask_;             // per input: the counters that sum it, a bit each
     std::array<uint64_t, 4> ginc_{};            // per counter: sum of its inputs_
     uint32_t ov_mask_ = 0;                      // counters that count with ov_en
     step_queue steps_;             // posted input changes, earliest first
