@@ -192,22 +192,33 @@ struct alignas(64) trace_merger::impl {
         source& s = *sources[i];
         // Up to the bound (before it, or at it when this source comes first)
         // and before `until`. Times in a batch do not decrease, so the run
-        // ends where this stops holding: found by bisection, without a pass
-        // over records that the consumer is about to read anyway.
+        // ends where this stops holding: found by galloping from the front,
+        // then bisection, without a pass over records that the consumer is
+        // about to read anyway. (Galloping, not bisection of the whole
+        // batch: the records were written on the other core, and the
+        // gallop's probes, whose addresses do not depend on each other, are
+        // fetched at once and mostly lie in the run the consumer reads next.)
         const bool at_bound_ok = i < bound_source;
         auto in_run = [&](const auto& rec) {
             return rec.time < until && (rec.time < bound || (at_bound_ok && rec.time == bound));
         };
+        auto run_length = [&](const auto* r, std::size_t n) {
+            std::size_t lo = 0, probe = 0;  // r[0, lo) are in the run
+            while (probe < n && in_run(r[probe])) {
+                lo = probe + 1;
+                probe = 2 * probe + 1;
+            }
+            const std::size_t hi = std::min(probe, n);  // r[hi] (if any) is not
+            return lo + static_cast<std::size_t>(std::partition_point(r + lo, r + hi, in_run) - (r + lo));
+        };
         if (s.packets) {
             const packet_record* r = s.rows.packets.data() + s.cur;
-            const std::size_t n = static_cast<std::size_t>(
-                std::partition_point(r, r + (s.count - s.cur), in_run) - r);
+            const std::size_t n = run_length(r, s.count - s.cur);
             lent = n;
             return {n ? r : nullptr, nullptr, n, i};
         }
         const event_record* r = s.rows.events.data() + s.cur;
-        const std::size_t n = static_cast<std::size_t>(
-            std::partition_point(r, r + (s.count - s.cur), in_run) - r);
+        const std::size_t n = run_length(r, s.count - s.cur);
         lent = n;
         return {nullptr, n ? r : nullptr, n, i};
     }
