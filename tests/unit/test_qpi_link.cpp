@@ -196,6 +196,38 @@ TEST(QpiLinkShape, OverrideSerializesWithTheGivenSize) {
     EXPECT_EQ(column(t, 2, 0, 4), (counts{0, 0, 1, 2}));  // slot 5 is idle
 }
 
+// post_packet() works out a sized packet's flits on its own (a class mask,
+// not shape_of()): the flits it places must be shape_of()'s for every class,
+// opcode and size, default or given, in both directions.
+TEST(QpiLinkShape, PostedFlitsAreShapeOfForEveryClassAndSize) {
+    constexpr uint32_t kTxG0Data = 0x00400200, kTxG0NonData = 0x00400400;  // TxL_FLITS_G0.DATA, .NON_DATA
+    for (uint8_t mc = 0; mc < 16; ++mc)
+        for (uint8_t opc : {0x0, 0x8})
+            for (uint16_t flits : {0, 1, 2, 3, 9, 11, 20})
+                for (bool ring_ad : {false, true}) {
+                    port q;
+                    q.ctl(0, kRxG0Data);
+                    q.ctl(1, kRxG0NonData);
+                    q.ctl(2, kTxG0Data);
+                    q.ctl(3, kTxG0NonData);
+                    qpi_packet p = pkt(mc, opc);
+                    p.flits = flits;
+                    p.ring_ad = ring_ad;
+                    q.link.post_packet(qpi_dir::rx, 0, p);
+                    q.link.post_packet(qpi_dir::tx, 0, p);
+                    q.box.advance_to(20);
+                    const packet_shape s = shape_of(p);
+                    const std::string what = "mc " + std::to_string(mc) + " opc " + std::to_string(opc) +
+                                             " flits " + std::to_string(flits);
+                    EXPECT_EQ(q.box.counter_value(0), s.data) << what;
+                    EXPECT_EQ(q.box.counter_value(1), s.flits - s.data) << what;
+                    EXPECT_EQ(q.box.counter_value(2), s.data) << what;
+                    EXPECT_EQ(q.box.counter_value(3), s.flits - s.data) << what;
+                    EXPECT_EQ(q.link.next_free_slot(qpi_dir::rx), s.flits) << what;
+                    EXPECT_EQ(q.link.next_free_slot(qpi_dir::tx), s.flits) << what;
+                }
+}
+
 // ===========================================================================
 // filter_fields: the packet in the {MATCH1, MATCH0} layout (qpi-ll.md §2.1)
 
