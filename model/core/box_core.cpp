@@ -1,6 +1,7 @@
 #include "core/box_core.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -583,18 +584,32 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
         for (unsigned k = 0; k < n_lanes; ++k) {
             flit_lane l = lanes[k];
             p = pos;
-            for (const flit_burst* i = first; i != last; ++i) {
-                const flit_burst& b = *i;
-                if (b.start > p) l.feed(b.start - p, l.w[0]);
-                const uint32_t w = l.w[b.nondata_kind];
-                if (l.header_w && filtered && filter_matches(b.fields)) {
-                    l.feed(1, w + l.header_w);
-                    if (b.nondata > 1) l.feed(b.nondata - 1, w);
-                } else {
-                    l.feed(b.nondata, w);
+            if (l.header_w && filtered) {  // a matching header weighs more: run by run
+                for (const flit_burst* i = first; i != last; ++i) {
+                    const flit_burst& b = *i;
+                    if (b.start > p) l.feed(b.start - p, l.w[0]);
+                    const uint32_t w = l.w[b.nondata_kind];
+                    if (filter_matches(b.fields)) {
+                        l.feed(1, w + l.header_w);
+                        if (b.nondata > 1) l.feed(b.nondata - 1, w);
+                    } else {
+                        l.feed(b.nondata, w);
+                    }
+                    if (b.data) l.feed(b.data, l.w[b.data_kind]);
+                    p = b.end();
                 }
-                if (b.data) l.feed(b.data, l.w[b.data_kind]);
-                p = b.end();
+            } else {
+                auto packets = [&](auto edge) {
+                    for (const flit_burst* i = first; i != last; ++i) {
+                        const flit_burst& b = *i;
+                        const uint64_t c = b.start + b.nondata;
+                        l.packet<decltype(edge)::value>(p, b.start, c, c + b.data, l.w[0], l.w[b.nondata_kind],
+                                                        l.w[b.data_kind]);
+                        p = c + b.data;
+                    }
+                };
+                if (l.edge) packets(std::true_type{});
+                else packets(std::false_type{});
             }
             lanes[k] = l;
         }

@@ -177,6 +177,73 @@ struct flit_lane {
         }
         if (len & 1) half = static_cast<int32_t>(wt);
     }
+
+    // A whole packet and the idle gap before it, in closed form: the same
+    // as feed(s - a, w0), feed(c - s, wa), feed(d - c, wb), for slots
+    // [a, s) idle, [s, c) its non-data flits (header first, c > s) and
+    // [c, d) its data flits, but without a branch on the packet's sizes or
+    // position (which follow no pattern a branch predictor could learn; the
+    // feeds' branches cost a third of a dense replay).
+    //
+    // Its complete cycles, in order, are at most six items: the cycle the
+    // pending slot shares with slot a (when a is odd), the whole cycles of
+    // the gap, the cycle shared across s (s odd and a gap before it), the
+    // whole cycles of the non-data flits, the cycle shared across c (c odd
+    // and data after it), the whole cycles of the data. A slot left over at
+    // the end (d odd) becomes the pending one. (A slot is pending exactly
+    // when the position is odd: walks start at even slots.)
+    template <bool Edge>
+    [[gnu::always_inline]] void packet(uint64_t a, uint64_t s, uint64_t c, uint64_t d, uint32_t w0, uint32_t wa,
+                                       uint32_t wb) {
+        const auto at_least_0 = [](int64_t x) { return static_cast<uint64_t>(x & ~(x >> 63)); };
+        const uint64_t gap = static_cast<uint64_t>(s > a);
+        // How many of each item: 0 or 1 for the shared cycles.
+        const uint64_t n0 = a & 1;
+        const uint64_t ng = at_least_0(static_cast<int64_t>(s >> 1) - static_cast<int64_t>((a + 1) >> 1));
+        const uint64_t nb = s & 1 & gap;
+        const uint64_t nn = (c >> 1) - ((s + 1) >> 1);
+        const uint64_t nc = c & 1 & static_cast<uint64_t>(d > c);
+        const uint64_t nd = at_least_0(static_cast<int64_t>(d >> 1) - static_cast<int64_t>((c + 1) >> 1));
+        // Their compare results (the pending slot's weight only when a is odd).
+        const uint32_t first = wa ^ ((wa ^ w0) & (0u - static_cast<uint32_t>(gap)));  // gap ? w0 : wa
+        const uint64_t h0 = hit[(static_cast<uint32_t>(half) + first) & (0u - static_cast<uint32_t>(n0))];
+        const uint64_t hg = hit[2 * w0], hb = hit[w0 + wa], hn = hit[2 * wa], hc = hit[wa + wb], hd = hit[2 * wb];
+        // The compare result after each item; an absent item keeps the one
+        // before (so it makes no edge). Results are 0 or 1, so keeping or
+        // taking is v ^= (v ^ h) & present.
+        uint64_t v = prev;
+        if constexpr (Edge) {
+            uint64_t bits = v;  // bit 0: the result before the packet
+            v ^= (v ^ h0) & n0, bits |= v << 1;
+            v ^= (v ^ hg) & (ng != 0), bits |= v << 2;
+            v ^= (v ^ hb) & nb, bits |= v << 3;
+            v ^= (v ^ hn) & (nn != 0), bits |= v << 4;
+            v ^= (v ^ hc) & nc, bits |= v << 5;
+            v ^= (v ^ hd) & (nd != 0), bits |= v << 6;
+            add += rising_edges[bits];
+        } else {
+            v ^= (v ^ h0) & n0;
+            v ^= (v ^ hg) & (ng != 0);
+            v ^= (v ^ hb) & nb;
+            v ^= (v ^ hn) & (nn != 0);
+            v ^= (v ^ hc) & nc;
+            v ^= (v ^ hd) & (nd != 0);
+            add += n0 * h0 + ng * hg + nb * hb + nn * hn + nc * hc + nd * hd;
+        }
+        prev = v != 0;
+        // The slot left over: the last data flit, or the last non-data one.
+        const uint32_t last = wa ^ ((wa ^ wb) & (0u - static_cast<uint32_t>(d > c)));
+        half = static_cast<int32_t>(last | (0u - static_cast<uint32_t>((d & 1) ^ 1)));  // -1 when d is even
+    }
+
+private:
+    // Rising edges in a 7-bit history (bit i set and bit i - 1 clear, i >= 1).
+    static constexpr std::array<uint8_t, 128> rising_edges = [] {
+        std::array<uint8_t, 128> t{};
+        for (unsigned b = 0; b < 128; ++b)
+            for (unsigned i = 1; i < 7; ++i) t[b] += (b >> i & 1) && !(b >> (i - 1) & 1);
+        return t;
+    }();
 };
 
 }  // namespace pmonsim

@@ -119,6 +119,8 @@ void run_differential(const scenario sc, bool messages) {
                     << "seed " << seed << " cycle " << c << " counter " << i << " ctl 0x"
                     << std::hex << ref.counter(i).ctl;
                 ASSERT_EQ(fast.counter_wraps(i), ref.counter(i).wraps) << "seed " << seed;
+                ASSERT_EQ(fast.counter_compare(i), ref.counter(i).prev)  // edge detection's memory
+                    << "seed " << seed << " cycle " << c << " counter " << i;
             }
             ASSERT_EQ(fast.box_status(), ref.status) << "seed " << seed << " cycle " << c;
             ++compared;

@@ -433,6 +433,10 @@ TEST_P(QpiDifferential, LinkCountingMatchesPerCycleReference) {
                     << ref.counter(i).ctl;
                 ASSERT_EQ(box.counter_wraps(i), ref.counter(i).wraps)
                     << "seed " << seed << " cycle " << c << " counter " << i;
+                // The compare result (shown in waveforms; edge detection's memory).
+                ASSERT_EQ(box.counter_compare(i), ref.counter(i).prev)
+                    << "seed " << seed << " cycle " << c << " counter " << i << " ctl 0x" << std::hex
+                    << ref.counter(i).ctl;
             }
             ASSERT_EQ(box.box_status(), ref.status) << "seed " << seed << " cycle " << c;
             ++compared;
