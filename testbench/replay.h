@@ -96,13 +96,15 @@ private:
     void end_posts();
     [[noreturn]] static void no_such_box();
     // Where a box is in boxes_: uncore_socket::boxes() order, ubox,
-    // ubox_fixed, r2pcie, then the QPI ports.
+    // ubox_fixed, r2pcie, then the QPI ports, which is box_kind's order, so
+    // a box's place in its socket is its kind's number plus its unit. (No
+    // branch on the kind: event rows of all boxes come mixed.)
     size_t box_index(unsigned socket, box_kind kind, unsigned unit) const {
-        size_t i = 3 + unit;
-        if (kind == box_kind::ubox) i = 0;
-        else if (kind == box_kind::ubox_fixed) i = 1;
-        else if (kind == box_kind::r2pcie) i = 2;
-        else if (i >= per_socket_) no_such_box();  // (a port past the last would be the next socket's)
+        static_assert(static_cast<int>(box_kind::ubox) == 0 && static_cast<int>(box_kind::ubox_fixed) == 1 &&
+                      static_cast<int>(box_kind::r2pcie) == 2 && static_cast<int>(box_kind::qpi) == 3);
+        const size_t i = static_cast<size_t>(kind) + unit;
+        // (A port past the last would be the next socket's; only ports have units.)
+        if ((i >= per_socket_) | ((unit != 0) & (kind != box_kind::qpi))) no_such_box();
         return socket * per_socket_ + i;
     }
 
