@@ -31,17 +31,21 @@ struct run_adds {
     uint64_t rest;
 };
 
+// (In masks, not branches: a replay asks for counters of every kind in turn,
+// and the answers to "threshold? edge?" then follow no pattern.)
 inline run_adds condition_run(const conditioning& c, uint32_t inc, bool prev) {
-    if (c.thresh == 0) return {inc, inc};
-    const bool hit = c.invert ? inc < c.thresh : inc >= c.thresh;
-    if (c.edge) return {static_cast<uint64_t>(hit && !prev), 0};
-    return {hit, hit};
+    const uint64_t raw = 0 - static_cast<uint64_t>(c.thresh == 0);  // no threshold: the increment
+    const uint64_t edge = 0 - static_cast<uint64_t>(c.edge);
+    const uint64_t hit = static_cast<uint64_t>((inc >= c.thresh) != c.invert);
+    const uint64_t first = hit & (static_cast<uint64_t>(!prev) | ~edge);  // with edge: a rising compare
+    const uint64_t rest = hit & ~edge;
+    return {(inc & raw) | (first & ~raw), (inc & raw) | (rest & ~raw)};
 }
 
 // The compare result after a run (edge state to carry forward).
 inline bool condition_after_run(const conditioning& c, uint32_t inc, bool prev) {
-    if (c.thresh == 0) return prev;
-    return c.invert ? inc < c.thresh : inc >= c.thresh;
+    const bool hit = (inc >= c.thresh) != c.invert;
+    return prev != ((prev != hit) & (c.thresh != 0));  // no threshold: kept
 }
 
 }  // namespace pmonsim
