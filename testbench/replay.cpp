@@ -39,9 +39,10 @@ std::string spool(std::istream& in, const std::string& what,
     return "/proc/self/fd/" + std::to_string(fileno(f));
 }
 
-bool regular_file(const std::string& path) {
+// The file type bits of a path, 0 if there is nothing there.
+mode_t file_type(const std::string& path) {
     struct stat st;
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
 }
 
 }  // namespace
@@ -62,9 +63,9 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
     for (const std::string& f : files) {
         if (f == "-") {
             paths_.push_back({spool(std::cin, "standard input", temps_), "<stdin>"});
-        } else if (when_ == checking::before && !regular_file(f) && std::ifstream(f, std::ios::binary)) {
-            std::ifstream in(f, std::ios::binary);
-            paths_.push_back({spool(in, f, temps_), f});
+        } else if (const mode_t t = file_type(f); when_ == checking::before && t != 0 && t != S_IFREG) {
+            std::ifstream in(f, std::ios::binary);  // (unreadable: the check says so, by name)
+            paths_.push_back({in ? spool(in, f, temps_) : f, f});
         } else {
             paths_.push_back({f, f});
         }
@@ -126,8 +127,8 @@ void replayer::finish_checks() {
 bool replayer::rereadable() const {
     // (A file that is not there is checked again as well: "cannot open".)
     return std::all_of(paths_.begin(), paths_.end(), [](const auto& p) {
-        struct stat st;
-        return ::stat(p.first.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+        const mode_t t = file_type(p.first);
+        return t == 0 || t == S_IFREG;
     });
 }
 

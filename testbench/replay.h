@@ -117,13 +117,13 @@ private:
     trace::trace_context ctx_;
     checking when_;
     std::optional<trace::trace_error> error_;  // the bad row reading met (checking::while_replaying)
+    std::vector<std::unique_ptr<std::istream>> streams_;  // (outlive the mergers, which read them)
+    std::vector<std::unique_ptr<trace::trace_reader>> readers_;
     // Packet traces and event traces merged apart: only packets of one port
     // and direction depend on their order (the first posted takes the first
     // free slot); an event row is an additive step that may be posted in any
     // order before its cycle. So each feed drains the one, then the other, in
     // long runs, instead of switching at every event row.
-    std::vector<std::unique_ptr<std::istream>> streams_;  // (outlive the mergers, which read them)
-    std::vector<std::unique_ptr<trace::trace_reader>> readers_;
     trace::trace_merger packets_, events_;
     bool more_ = true;  // records left to post
     time_ps end_ = 0;

@@ -559,9 +559,10 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
     // Whole packets inside the walk, in the ring's contiguous spans (at most
     // two): a pass for the counters without a threshold (slots of each kind,
     // matching headers) that also finds where the whole packets end, then a
-    // pass per lane with its state kept local. Per packet a lane takes the
-    // idle gap, then the flits in at most three runs (the header alone only
-    // when a matching header adds to it).
+    // pass per lane with its state kept local. A lane takes each packet with
+    // its idle gap in closed form (flit_lane::packet), or, when a matching
+    // header adds to it, as runs: the gap, the header alone, the other
+    // non-data flits, the data flits.
     while (idx < nb) {
         size_t avail;
         const flit_burst* const first = st.bursts.contiguous(idx, avail);

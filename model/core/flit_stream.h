@@ -210,26 +210,22 @@ struct flit_lane {
         const uint64_t hg = hit[2 * w0], hb = hit[w0 + wa], hn = hit[2 * wa], hc = hit[wa + wb], hd = hit[2 * wb];
         // The compare result after each item; an absent item keeps the one
         // before (so it makes no edge). Results are 0 or 1, so keeping or
-        // taking is v ^= (v ^ h) & present.
-        uint64_t v = prev;
-        if constexpr (Edge) {
-            uint64_t bits = v;  // bit 0: the result before the packet
-            v ^= (v ^ h0) & n0, bits |= v << 1;
-            v ^= (v ^ hg) & (ng != 0), bits |= v << 2;
-            v ^= (v ^ hb) & nb, bits |= v << 3;
-            v ^= (v ^ hn) & (nn != 0), bits |= v << 4;
-            v ^= (v ^ hc) & nc, bits |= v << 5;
-            v ^= (v ^ hd) & (nd != 0), bits |= v << 6;
-            add += rising_edges[bits];
-        } else {
-            v ^= (v ^ h0) & n0;
-            v ^= (v ^ hg) & (ng != 0);
-            v ^= (v ^ hb) & nb;
-            v ^= (v ^ hn) & (nn != 0);
-            v ^= (v ^ hc) & nc;
-            v ^= (v ^ hd) & (nd != 0);
-            add += n0 * h0 + ng * hg + nb * hb + nn * hn + nc * hc + nd * hd;
-        }
+        // taking is v ^= (v ^ h) & present. With edge detect the results
+        // also go into a history, bit 0 the result before the packet.
+        uint64_t v = prev, bits = prev;
+        unsigned item = 0;
+        const auto take = [&](uint64_t present, uint64_t h) {
+            v ^= (v ^ h) & present;
+            if constexpr (Edge) bits |= v << ++item;
+        };
+        take(n0, h0);
+        take(ng != 0, hg);
+        take(nb, hb);
+        take(nn != 0, hn);
+        take(nc, hc);
+        take(nd != 0, hd);
+        if constexpr (Edge) add += rising_edges[bits];
+        else add += n0 * h0 + ng * hg + nb * hb + nn * hn + nc * hc + nd * hd;
         prev = v != 0;
         // The slot left over: the last data flit, or the last non-data one.
         const uint32_t last = wa ^ ((wa ^ wb) & (0u - static_cast<uint32_t>(d > c)));

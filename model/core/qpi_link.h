@@ -23,6 +23,8 @@ enum class qpi_dir : uint8_t { rx = 0, tx = 1 };
 // Message classes (MATCH0.MC encoding).
 namespace qpi_mc {
 constexpr uint8_t hom0 = 0, hom1 = 1, ndr = 2, snp = 3, ncs = 4, ncb = 12, drs = 14;
+// The classes whose packets carry data flits, a bit each.
+constexpr unsigned data_classes = 1u << drs | 1u << ncb;
 }
 
 // (Packed, 9 bytes: a replayed packet record, which holds one, is then 32
@@ -43,19 +45,21 @@ struct packet_shape {
     unsigned flits;
     unsigned data;
 };
-// (Inline and without branches: both run for every packet of a replay, whose
-// message classes come in no predictable order.)
+// The data flits of a packet of `flits` (>= 1) flits in class `mc`: up to 8
+// in a data class, after at least one header flit. (A mask, not a branch:
+// a replay's message classes come in no predictable order.)
+inline unsigned data_flits(unsigned mc, unsigned flits) {
+    return std::min(8u, flits - 1u) & (0u - (qpi_mc::data_classes >> (mc & 15u) & 1u));
+}
+// (Inline: it runs for every packet a trace reader reads.)
 inline packet_shape shape_of(const qpi_packet& p) {
     const unsigned mc = p.mc & 15u;
     const unsigned opc3 = (p.opc >> 3) & 1u;
-    const bool data_class = mc == qpi_mc::drs || mc == qpi_mc::ncb;
+    const unsigned data_class = qpi_mc::data_classes >> mc & 1u;
     // 1 or 3 non-data flits (opcode bit 3, on DRS, NCB and NCS), 8 data flits
-    const unsigned by_class =
-        1u + (data_class ? 8u : 0u) + ((data_class || mc == qpi_mc::ncs) ? 2u * opc3 : 0u);
+    const unsigned by_class = 1u + 8u * data_class + ((data_class | (mc == qpi_mc::ncs)) ? 2u * opc3 : 0u);
     const unsigned flits = p.flits ? p.flits : by_class;
-    // An explicit size keeps at least one header flit.
-    const unsigned data = data_class ? std::min(8u, flits - 1) : 0u;
-    return {flits, data};
+    return {flits, data_flits(mc, flits)};
 }
 
 // The packet's header fields in the {MATCH1, MATCH0} layout.
@@ -80,8 +84,7 @@ public:
         const unsigned d = static_cast<unsigned>(dir);
         const dir_kinds& k = kinds_[d];
         const unsigned mc = p.mc & 15u;
-        // (A mask, not a branch: classes come in no predictable order.)
-        const unsigned data = std::min(8u, p.flits - 1u) & (0u - (data_classes >> mc & 1u));
+        const unsigned data = data_flits(mc, p.flits);
         flit_burst b;
         b.start = std::max(next_slot_[d], 2 * at);
         b.nondata = p.flits - data;
@@ -110,8 +113,6 @@ private:
         std::array<uint8_t, 32> nondata{};
         std::array<uint8_t, 16> data{};
     };
-    // The classes whose packets carry data flits (shape_of()).
-    static constexpr unsigned data_classes = 1u << qpi_mc::drs | 1u << qpi_mc::ncb;
     // post_packet() of a packet of its class's default size (out of line).
     cycle_t post_unsized(qpi_dir dir, cycle_t at, const qpi_packet& p);
 
