@@ -1,0 +1,125 @@
+#include "interpose/paths.h"
+
+#include <cstring>
+
+namespace pmonsim::interpose {
+
+namespace {
+
+// A prefix matches itself and what lies below it ("/dev/cpu" is not
+// "/dev/cpuset"); `open_ended` prefixes match any continuation of their last
+// component ("/sys/devices/pci" covers every "pci0000:BB").
+struct served_prefix {
+    const char* path;
+    bool open_ended;
+};
+constexpr served_prefix kServed[] = {
+    {"/proc/cpuinfo", false},
+    {"/proc/bus/pci", false},
+    {"/proc/sys/kernel/nmi_watchdog", false},
+    {"/proc/sys/kernel/perf_event_paranoid", false},
+    {"/sys/devices/system/cpu", false},
+    {"/sys/devices/system/node", false},
+    {"/sys/bus/pci/devices", false},
+    {"/sys/devices/pci", true},
+    {"/sys/firmware/acpi/tables/MCFG", true},
+    {"/sys/module/msr", false},
+    {"/dev/cpu", false},
+    {"/dev/msr", true},  // the BSD names pcm tries: absent, as on Linux
+};
+
+bool parse_hex(const char*& p, unsigned digits, unsigned& v) {
+    v = 0;
+    for (unsigned i = 0; i < digits; ++i, ++p) {
+        const char c = *p;
+        unsigned d;
+        if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+        else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+        else return false;
+        v = v * 16 + d;
+    }
+    return true;
+}
+
+bool eat(const char*& p, const char* s) {
+    const size_t n = std::strlen(s);
+    if (std::strncmp(p, s, n) != 0) return false;
+    p += n;
+    return true;
+}
+
+// "BB:DD.F" (sysfs) or "BB/DD.F" (procfs) with separator `sep`.
+bool parse_slot(const char*& p, char sep, uint32_t& bdf) {
+    unsigned bus, dev, fn;
+    if (!parse_hex(p, 2, bus) || *p++ != sep || !parse_hex(p, 2, dev) || *p++ != '.' || !parse_hex(p, 1, fn) ||
+        dev > 31 || fn > 7)
+        return false;
+    bdf = bus << 8 | dev << 3 | fn;
+    return true;
+}
+
+}  // namespace
+
+bool normalize_path(const char* path, char* out, size_t cap) {
+    if (!path || path[0] != '/' || cap < 2) return false;
+    size_t n = 0;
+    const char* p = path;
+    while (*p) {
+        while (*p == '/') ++p;
+        if (!*p) break;
+        const char* e = p;
+        while (*e && *e != '/') ++e;
+        const size_t len = static_cast<size_t>(e - p);
+        if (len == 1 && p[0] == '.') {
+        } else if (len == 2 && p[0] == '.' && p[1] == '.') {
+            while (n > 0 && out[n - 1] != '/') --n;
+            if (n > 0) --n;  // the '/' before the removed component
+        } else {
+            if (n + 1 + len + 1 > cap) return false;
+            out[n++] = '/';
+            std::memcpy(out + n, p, len);
+            n += len;
+        }
+        p = e;
+    }
+    if (n == 0) out[n++] = '/';
+    out[n] = 0;
+    return true;
+}
+
+bool is_served(const char* p) {
+    for (const served_prefix& s : kServed) {
+        const size_t n = std::strlen(s.path);
+        if (std::strncmp(p, s.path, n) == 0 && (s.open_ended || p[n] == 0 || p[n] == '/')) return true;
+    }
+    return false;
+}
+
+live_file classify(const char* p) {
+    live_file f;
+    if (eat(p, "dev/cpu/")) {
+        unsigned cpu = 0;
+        const char* start = p;
+        while (*p >= '0' && *p <= '9' && p - start < 6) cpu = cpu * 10 + static_cast<unsigned>(*p++ - '0');
+        if (p == start || std::strcmp(p, "/msr") != 0) return f;
+        f.kind = live_file::msr;
+        f.id = cpu;
+        return f;
+    }
+    uint32_t bdf = 0;
+    if (eat(p, "sys/devices/pci0000:")) {
+        unsigned bus;
+        if (!parse_hex(p, 2, bus) || !eat(p, "/0000:") || !parse_slot(p, ':', bdf) || (bdf >> 8) != bus ||
+            std::strcmp(p, "/config") != 0)
+            return f;
+    } else if (eat(p, "proc/bus/pci/")) {
+        if (!parse_slot(p, '/', bdf) || *p) return f;
+    } else {
+        return f;
+    }
+    f.kind = live_file::pci_config;
+    f.id = bdf;
+    return f;
+}
+
+}  // namespace pmonsim::interpose
