@@ -263,6 +263,7 @@ int sc_main(int argc, char** argv) {
         } else if (!o.log_file.empty()) {
             log.reset(std::fopen(o.log_file.c_str(), "w"));
             if (!log) throw bad_input("--log: cannot write " + o.log_file + ": " + std::strerror(errno));
+            std::setvbuf(log.get(), nullptr, _IOLBF, 0);  // a log others may follow while it runs
             o.serve.log = log.get();
         }
     } catch (const std::exception& e) {

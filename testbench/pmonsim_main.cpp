@@ -2,7 +2,11 @@
 // model, runs register-access scripts (the msr-tools / pciutils dialect), and
 // reports counts as a table, CSV or JSON; optionally writes GTKWave waveforms.
 // The command line is documented in docs/user-guide.md and by --help.
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -48,6 +52,8 @@ const char* kExample =
     "  pmonsim --trace qpi.csv --program prog.sh --vcd run.vcd --vcd-signals 'socket0.qpi0.*' "
     "--vcd-window 0:2000\n"
     "  pmonsim convert qpi.csv qpi.bin      (text <-> binary trace; see pmonsim convert --help)\n"
+    "  pmonsim exec --sockets 2 --trace qpi.csv -- pcm 1 -i=1   (real tools on the model; see pmonsim exec --help)\n"
+    "  pmonsim serve --socket /run/pmonsim.sock                 (a long-running model for many clients)\n"
     "Exit status: 0 success, 1 internal error, 2 bad input, 3 diagnostics with --strict,\n"
     "4 a script command failed (as with sh -e).\n";
 
@@ -336,10 +342,28 @@ int convert_main(int argc, char** argv) {
     return kExitBadInput;
 }
 
+// `pmonsim serve` and `pmonsim exec` are the program pmonsim-serve beside
+// this one (one SystemC elaboration per process; serve/ builds on this tool's
+// pieces, so the tool does not link it).
+int run_serve(char** argv) {
+    char self[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    std::string dir = ".";
+    if (n > 0) {
+        self[n] = 0;
+        dir = std::string(self).substr(0, std::string(self).rfind('/'));
+    }
+    const std::string serve = dir + "/pmonsim-serve";
+    ::execv(serve.c_str(), argv);
+    std::cerr << "pmonsim: cannot run " << serve << ": " << std::strerror(errno) << "\n";
+    return kExitInternal;
+}
+
 // SystemC prints its banner on stdout before sc_main runs; stdout carries the
 // report, so switch the banner off first.
 int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "convert") return convert_main(argc, argv);
+    if (argc > 1 && (std::string(argv[1]) == "serve" || std::string(argv[1]) == "exec")) return run_serve(argv);
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# pmon-stat's hardware code path (--target hw, no --hw-root: the real /dev,
+# /sys and /proc) run under `pmonsim exec` must print exactly what
+# --target sim prints on the same trace: discovery, programming, reading and
+# timing of driver/ verified end to end against the model.
+# Usage: pmon_stat_hw_under_exec.sh PMONSIM PMON_STAT TRACES_DIR
+set -euo pipefail
+pmonsim=$1 stat=$2 traces=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+check() {  # name, a line fragment the output must hold, model options..., "--", pmon-stat's options
+  local name=$1 expect=$2; shift 2
+  local model=()
+  while [ "$1" != "--" ]; do model+=("$1"); shift; done
+  shift
+  "$stat" --target sim "${model[@]}" "$@" > "$work/sim.out"
+  "$pmonsim" exec "${model[@]}" --report none -- "$stat" --target hw "$@" > "$work/hw.out"
+  if ! diff -u "$work/sim.out" "$work/hw.out"; then echo "FAIL: $name: hw under exec differs from sim"; exit 1; fi
+  # Not vacuous: a count the trace's README works out.
+  grep -qF -- "$expect" "$work/hw.out" || { echo "FAIL: $name: no '$expect'"; cat "$work/hw.out"; exit 1; }
+  echo "ok: $name ($(grep -c '' "$work/hw.out") identical lines)"
+}
+check "one socket, QPI and UBox events" "S0,1,800,,qpi0/RxL_FLITS_G1.DRS_DATA" --trace "$traces/drs_data_transfer/packets.csv" -- \
+  -e qpi0/RxL_FLITS_G0.DATA,qpi0/RxL_FLITS_G1.DRS_DATA,ubox_fixed/UCLK,qpi0/CTO_COUNT:DRS.AnyDataC --duration 0.000002 -x,
+check "two sockets, intervals, metrics" "0.000000500,S0,1,472,,qpi0/RxL_FLITS_G0.DATA" --sockets 2 --trace "$traces/mixed_workload/packets.csv" -- \
+  -M qpi_data_bw -e ubox/EVENT_MSG.MSI_RCVD,r2pcie/RING_AD_USED.CW -I 0.0005 --duration 0.000002 -x,
+check "R2PCIe events, perf output" "500      r2pcie/RxR_OCCUPANCY.DRS" --cpu ivb-ep --trace "$traces/r2pcie_ring/events.csv" -- \
+  -e r2pcie/RxR_OCCUPANCY.DRS,r2pcie/RING_AD_USED.CW --duration 0.000003
+check "UBox events, JSON" '"counter-value" : "10.000000", "unit" : "", "event" : "ubox/LOCK_CYCLES,thresh=1,edge"' --trace "$traces/ubox_lock_msg/events.csv" -- \
+  -e ubox/EVENT_MSG.MSI_RCVD,ubox/LOCK_CYCLES,thresh=1,edge --duration 0.000005 --json
