@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 
 namespace pmonsim::serve {
@@ -60,7 +61,9 @@ private:
     std::string path(const std::string& rel) const { return root_ + "/" + rel; }
     void make_parents(const std::string& rel) {
         for (size_t i = rel.find('/'); i != std::string::npos; i = rel.find('/', i + 1)) {
-            const std::string p = path(rel.substr(0, i));
+            const std::string d = rel.substr(0, i);
+            if (!made_.insert(d).second) continue;  // (thousands of files share few directories)
+            const std::string p = path(d);
             if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) fail(p);
         }
     }
@@ -68,6 +71,7 @@ private:
         throw std::runtime_error("cannot write the served machine's file " + p + ": " + std::strerror(errno));
     }
     std::string root_;
+    std::set<std::string> made_;
 };
 
 }  // namespace
