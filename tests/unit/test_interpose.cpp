@@ -1,0 +1,205 @@
+// The interposer's decisions that need no system call (interpose/paths.h,
+// cpuid_answers.h) and the platform register file (serve/platform.h).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "interpose/cpuid_answers.h"
+#include "interpose/paths.h"
+#include "serve/platform.h"
+
+using namespace pmonsim;
+using namespace pmonsim::interpose;
+
+namespace {
+
+std::string norm(const char* p) {
+    char out[256];
+    if (!normalize_path(p, out, sizeof out)) return "<refused>";
+    return out;
+}
+
+}  // namespace
+
+TEST(InterposePaths, NormalizeCollapsesSlashesDotsAndParents) {
+    EXPECT_EQ(norm("/sys//bus/./pci/devices/"), "/sys/bus/pci/devices");
+    EXPECT_EQ(norm("/sys/bus/pci/devices/0000:ff:08.2/../0000:ff:09.2/config"), "/sys/bus/pci/devices/0000:ff:09.2/config");
+    EXPECT_EQ(norm("/../dev/cpu/0/msr"), "/dev/cpu/0/msr");
+    EXPECT_EQ(norm("/"), "/");
+    EXPECT_EQ(norm("relative/path"), "<refused>");
+    char small[8];
+    EXPECT_FALSE(normalize_path("/dev/cpu/0/msr", small, sizeof small));
+}
+
+TEST(InterposePaths, ServedPathsAreWholeComponents) {
+    for (const char* p : {"/dev/cpu", "/dev/cpu/3/msr", "/proc/cpuinfo", "/proc/bus/pci/ff/08.2", "/proc/bus/pci/devices",
+                          "/sys/devices/system/cpu/online", "/sys/devices/system/node/node0/cpumap",
+                          "/sys/bus/pci/devices/0000:7f:13.1/config", "/sys/devices/pci0000:ff/0000:ff:08.2/vendor",
+                          "/sys/firmware/acpi/tables/MCFG", "/sys/firmware/acpi/tables/MCFG1",
+                          "/proc/sys/kernel/nmi_watchdog", "/sys/module/msr/parameters/allow_writes", "/dev/msr0"})
+        EXPECT_TRUE(is_served(p)) << p;
+    for (const char* p : {"/dev/cpuset", "/proc/cpuinfox", "/proc/self/status", "/sys/bus/pci/drivers",
+                          "/sys/devices/system/memory", "/proc/sys/kernel/hostname", "/etc/passwd", "/dev/null",
+                          "/sys/firmware/acpi/tables/DSDT"})
+        EXPECT_FALSE(is_served(p)) << p;
+}
+
+TEST(InterposePaths, LiveFilesAreTheRegisterFiles) {
+    live_file f = classify("dev/cpu/17/msr");
+    EXPECT_EQ(f.kind, live_file::msr);
+    EXPECT_EQ(f.id, 17u);
+    f = classify("sys/devices/pci0000:7f/0000:7f:09.6/config");
+    EXPECT_EQ(f.kind, live_file::pci_config);
+    EXPECT_EQ(f.id, (0x7Fu << 8) | (9u << 3) | 6u);
+    f = classify("proc/bus/pci/ff/13.1");
+    EXPECT_EQ(f.kind, live_file::pci_config);
+    EXPECT_EQ(f.id, (0xFFu << 8) | (19u << 3) | 1u);
+    for (const char* p : {"dev/cpu/17/cpuid", "dev/cpu/x/msr", "dev/cpu//msr", "sys/devices/pci0000:7f/0000:7f:09.6/vendor",
+                          "sys/devices/pci0000:7f/0000:ff:09.6/config",  // the bus of the slot and of the root differ
+                          "proc/bus/pci/ff/20.1", "proc/bus/pci/ff/13.8", "proc/bus/pci/devices", "proc/cpuinfo"})
+        EXPECT_EQ(classify(p).kind, live_file::none) << p;
+}
+
+namespace {
+
+wire::machine ivb_two_sockets() {
+    wire::machine m{};
+    m.family = 6;
+    m.model = 0x3E;
+    m.stepping = 4;
+    m.sockets = 2;
+    m.cpus_per_socket = 16;
+    m.threads_per_core = 2;
+    m.smt_shift = 1;
+    m.package_shift = 4;
+    m.leaf1_ecx = 0x7FBEE3FF;
+    m.leaf1_edx = 0xBFEBFBFF;
+    m.leaf7_ebx = 0x281;
+    m.l3_kb = 25600;
+    std::strcpy(m.brand, "Intel(R) Xeon(R) CPU E5-2680 v2 @ 2.80GHz");
+    return m;
+}
+
+}  // namespace
+
+TEST(CpuidAnswers, IdentityAndFeatures) {
+    const wire::machine m = ivb_two_sockets();
+    uint32_t r[4];
+    answer_cpuid(m, 0, 0, 0, r);
+    char vendor[13] = {};
+    std::memcpy(vendor, &r[1], 4);
+    std::memcpy(vendor + 4, &r[3], 4);
+    std::memcpy(vendor + 8, &r[2], 4);
+    EXPECT_STREQ(vendor, "GenuineIntel");
+    answer_cpuid(m, 0, 1, 0, r);
+    EXPECT_EQ(r[0], 0x306E4u);  // family 6, model 0x3E, stepping 4 (the E5-2600 v2 signature)
+    EXPECT_EQ(r[2], 0x7FBEE3FFu);
+    EXPECT_EQ(r[2] & (1u << 31), 0u) << "no hypervisor bit";
+    answer_cpuid(m, 0, 0x80000002, 0, r);
+    EXPECT_EQ(std::string(reinterpret_cast<char*>(r), 16), "Intel(R) Xeon(R)");
+    answer_cpuid(m, 0, 0x80000004, 0, r);
+    EXPECT_EQ(std::string(reinterpret_cast<char*>(r), 9), "@ 2.80GHz");
+    answer_cpuid(m, 0, 7, 0, r);
+    EXPECT_EQ(r[1], 0x281u);
+    answer_cpuid(m, 0, 0x80000007, 0, r);
+    EXPECT_EQ(r[3], 1u << 8) << "invariant TSC";
+}
+
+TEST(CpuidAnswers, PerformanceMonitoringLeaf) {
+    wire::machine m = ivb_two_sockets();
+    uint32_t r[4];
+    answer_cpuid(m, 0, 0xA, 0, r);
+    EXPECT_EQ(r[0] & 0xFF, 3u);          // architectural PMU version 3
+    EXPECT_EQ((r[0] >> 8) & 0xFF, 4u);   // 4 general counters a thread with Hyper-Threading
+    EXPECT_EQ((r[0] >> 16) & 0xFF, 48u); // 48 bits wide
+    EXPECT_EQ(r[3] & 0x1F, 3u);          // 3 fixed counters
+    EXPECT_EQ((r[3] >> 5) & 0xFF, 48u);
+    m.threads_per_core = 1;
+    answer_cpuid(m, 0, 0xA, 0, r);
+    EXPECT_EQ((r[0] >> 8) & 0xFF, 8u);
+}
+
+TEST(CpuidAnswers, TopologyFollowsTheCpu) {
+    const wire::machine m = ivb_two_sockets();
+    // CPU 19: socket 1, index 3 -> core 3, thread 0; CPU 8: socket 0, core 0, thread 1.
+    EXPECT_EQ(apic_id_of(m, 19), (1u << 4) | (3u << 1));
+    EXPECT_EQ(apic_id_of(m, 8), 1u);
+    uint32_t r[4];
+    answer_cpuid(m, 19, 0xB, 0, r);
+    EXPECT_EQ(r[0], 1u);                // SMT level: shift 1
+    EXPECT_EQ(r[1], 2u);                // 2 threads
+    EXPECT_EQ(r[2], 1u << 8);           // level type SMT, level 0
+    EXPECT_EQ(r[3], apic_id_of(m, 19)); // x2APIC ID
+    answer_cpuid(m, 19, 0xB, 1, r);
+    EXPECT_EQ(r[0], 4u);                // package shift
+    EXPECT_EQ(r[1], 16u);               // logical CPUs a package
+    EXPECT_EQ(r[2], (2u << 8) | 1u);    // level type core
+    answer_cpuid(m, 19, 0xB, 2, r);
+    EXPECT_EQ((r[2] >> 8) & 0xFF, 0u);  // no more levels
+    answer_cpuid(m, 19, 1, 0, r);
+    EXPECT_EQ(r[1] >> 24, apic_id_of(m, 19));
+    // Leaf 4: the L3 is shared by the package, 25 MB, 64-byte lines.
+    answer_cpuid(m, 0, 4, 3, r);
+    EXPECT_EQ((r[0] >> 5) & 7, 3u);
+    const uint32_t bytes = (((r[1] >> 22) & 0x3FF) + 1) * (((r[1] >> 12) & 0x3FF) + 1) * ((r[1] & 0xFFF) + 1) * (r[2] + 1);
+    EXPECT_EQ(bytes, 25600u * 1024);
+    answer_cpuid(m, 0, 4, 4, r);
+    EXPECT_EQ(r[0] & 0x1F, 0u);  // no more caches
+}
+
+TEST(PlatformRegisters, ReadBackResetValuesAndReadOnly) {
+    serve::platform_msr_file f(cpu_model::ivb_ep, 32, 8, 2'800'000'000);
+    uint64_t v = 0;
+    bool first = false;
+    ASSERT_EQ(f.read(3, 0xCE, 0, v, first), serve::platform_msr_file::result::ok);
+    EXPECT_TRUE(first);
+    EXPECT_EQ((v >> 8) & 0xFF, 28u) << "MSR_PLATFORM_INFO: 2.8 GHz base ratio";
+    EXPECT_EQ(f.read(3, 0xCE, 0, v, first), serve::platform_msr_file::result::ok);
+    EXPECT_FALSE(first);
+    EXPECT_EQ(f.write(3, 0xCE, 0, first), serve::platform_msr_file::result::read_only);
+    EXPECT_EQ(f.read(3, 0xCE, 0, v, first), serve::platform_msr_file::result::ok);
+    EXPECT_EQ((v >> 8) & 0xFF, 28u) << "a refused write changes nothing";
+    // Every MSR a register of its own, per CPU.
+    ASSERT_EQ(f.write(0, 0x186, 0x43003C, first), serve::platform_msr_file::result::ok);
+    f.read(0, 0x187, 0, v, first);
+    EXPECT_EQ(v, 0u);
+    f.read(1, 0x186, 0, v, first);
+    EXPECT_EQ(v, 0u);
+    f.read(0, 0x186, 0, v, first);
+    EXPECT_EQ(v, 0x43003Cu);
+    // The TSC follows simulated time: 1 ms at 2.8 GHz.
+    f.read(0, 0x10, 1'000'000'000, v, first);
+    EXPECT_EQ(v, 2'800'000u);
+    // Not on the machine: no such MSR, no such CPU.
+    EXPECT_EQ(f.read(0, 0x12345, 0, v, first), serve::platform_msr_file::result::no_such_msr);
+    EXPECT_EQ(f.read(32, 0x186, 0, v, first), serve::platform_msr_file::result::no_such_msr);
+}
+
+TEST(PlatformRegisters, CachingAgentsFollowTheCoreCount) {
+    serve::platform_msr_file ivb8(cpu_model::ivb_ep, 16, 8, 1);
+    serve::platform_msr_file snb12(cpu_model::snb_ep, 24, 12, 1);
+    EXPECT_TRUE(ivb8.has(0xD04 + 0x20 * 7));    // CBo 7 box control
+    EXPECT_FALSE(ivb8.has(0xD04 + 0x20 * 8));   // no CBo 8 with 8 cores
+    EXPECT_TRUE(snb12.has(0xD1A + 0x20 * 7));
+    EXPECT_FALSE(snb12.has(0xD04 + 0x20 * 8)) << "SNB-EP has at most 8 CBo boxes";
+    EXPECT_FALSE(ivb8.has(0xC00)) << "the model's MSRs are not in the platform file";
+}
+
+TEST(PlatformFunctions, DeviceIdsOfBothGenerations) {
+    const auto snb = serve::platform_functions(cpu_model::snb_ep);
+    const auto ivb = serve::platform_functions(cpu_model::ivb_ep);
+    auto id = [](const std::vector<serve::platform_function>& v, unsigned dev, unsigned fn) -> unsigned {
+        for (const auto& f : v)
+            if (f.dev == dev && f.fn == fn) return f.device_id;
+        return 0;
+    };
+    // Memory-controller channel 0 of controller 0 and R3QPI link 0, which pcm and likwid look for.
+    EXPECT_EQ(id(snb, 16, 0), 0x3CB0u);
+    EXPECT_EQ(id(snb, 16, 4), 0x3CB4u);
+    EXPECT_EQ(id(ivb, 16, 4), 0x0EB4u);
+    EXPECT_EQ(id(ivb, 16, 1), 0x0EB1u);
+    EXPECT_EQ(id(snb, 19, 5), 0x3C44u);
+    EXPECT_EQ(id(ivb, 19, 5), 0x0E36u);
+    EXPECT_EQ(id(ivb, 19, 6), 0x0E37u);
+}
