@@ -78,6 +78,9 @@ echo > "$work/go"
 wait "$c"
 [ "$(cat "$work/held")" = "$(printf '4194304\nerrno 5')" ] || fail "client of a gone server: $(cat "$work/held")"
 [ ! -e "$sock" ] || fail "socket left behind"
+# A process started against a server that has gone stops before touching the host.
+out=$(timeout 20 "$pmonsim" exec --connect "$sock" -- true 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "cannot reach pmonsim serve at $sock" <<<"$out" || fail "client without a server: rc $rc, '$out'"
 grep -q "^0,ubox,0,0x00400000," "$work/report.csv" && grep -q "^1,ubox,1,0x00400001," "$work/report.csv" || fail "no report of the clients' writes after SIGTERM"
 
 # A tool's mistake (a reserved bit written) is diagnosed: exit 3 with --strict.
