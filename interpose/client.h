@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "serve/channel.h"
 #include "serve/protocol.h"
 
 namespace pmonsim::interpose {
@@ -21,6 +22,20 @@ namespace pmonsim::interpose {
 int open_fd(int& fd, const char* socket_path, uint32_t tid, wire::machine* m);
 int call_fd(int& fd, const wire::request& rq, const void* payload, wire::reply& rp, void* out, size_t out_cap);
 void close_fd(int& fd);
+
+// The same over the shared-memory channel (serve/channel.h) when the server
+// accepts one at hello, else over the socket alone. A plain struct: the
+// interposer keeps one per thread in thread-local storage.
+struct link {
+    int fd = -1;
+    wire::channel* ch = nullptr;
+    const wire::server_page* sp = nullptr;
+};
+int open_link(link& l, const char* socket_path, uint32_t tid, wire::machine* m);
+int call_link(link& l, const wire::request& rq, const void* payload, wire::reply& rp, void* out, size_t out_cap);
+void close_link(link& l);
+// A forked child's copy of its parent's link: closed without a word to the server.
+void drop_link(link& l);
 
 class connection {
 public:

@@ -7,25 +7,34 @@ namespace pmonsim::interpose {
 namespace {
 
 // A prefix matches itself and what lies below it ("/dev/cpu" is not
-// "/dev/cpuset"); `open_ended` prefixes match any continuation of their last
-// component ("/sys/devices/pci" covers every "pci0000:BB").
+// "/dev/cpuset"); an open-ended one also matches any continuation of its last
+// component ("/sys/devices/pci" covers every "pci0000:BB"); an exact one only
+// itself: a directory whose listing is the machine's while the host's
+// entries below it that the machine does not replace stay the host's.
+enum class match { tree, open_ended, exact };
 struct served_prefix {
     const char* path;
-    bool open_ended;
+    match how;
 };
 constexpr served_prefix kServed[] = {
-    {"/proc/cpuinfo", false},
-    {"/proc/bus/pci", false},
-    {"/proc/sys/kernel/nmi_watchdog", false},
-    {"/proc/sys/kernel/perf_event_paranoid", false},
-    {"/sys/devices/system/cpu", false},
-    {"/sys/devices/system/node", false},
-    {"/sys/bus/pci/devices", false},
-    {"/sys/devices/pci", true},
-    {"/sys/firmware/acpi/tables/MCFG", true},
-    {"/sys/module/msr", false},
-    {"/dev/cpu", false},
-    {"/dev/msr", true},  // the BSD names pcm tries: absent, as on Linux
+    {"/proc/cpuinfo", match::tree},
+    {"/proc/bus/pci", match::tree},
+    {"/proc/sys/kernel/nmi_watchdog", match::tree},
+    {"/proc/sys/kernel/perf_event_paranoid", match::tree},
+    // /sys/devices lists the machine's PCI roots and system/ (a tool that
+    // finds the host's pci0000:00 there could not open it), its system/ the
+    // machine's cpu and node.
+    {"/sys/devices", match::exact},
+    {"/sys/devices/system", match::exact},
+    {"/sys/devices/system/cpu", match::tree},
+    {"/sys/devices/system/node", match::tree},
+    {"/sys/bus/pci/devices", match::tree},
+    {"/sys/bus/event_source", match::tree},  // the kernel's perf PMUs: the machine's (likwid writes there)
+    {"/sys/devices/pci", match::open_ended},
+    {"/sys/firmware/acpi/tables/MCFG", match::open_ended},
+    {"/sys/module/msr", match::tree},
+    {"/dev/cpu", match::tree},
+    {"/dev/msr", match::open_ended},  // the BSD names pcm tries: absent, as on Linux
 };
 
 bool parse_hex(const char*& p, unsigned digits, unsigned& v) {
@@ -90,7 +99,8 @@ bool normalize_path(const char* path, char* out, size_t cap) {
 bool is_served(const char* p) {
     for (const served_prefix& s : kServed) {
         const size_t n = std::strlen(s.path);
-        if (std::strncmp(p, s.path, n) == 0 && (s.open_ended || p[n] == 0 || p[n] == '/')) return true;
+        if (std::strncmp(p, s.path, n) != 0) continue;
+        if (p[n] == 0 || (s.how == match::tree && p[n] == '/') || s.how == match::open_ended) return true;
     }
     return false;
 }

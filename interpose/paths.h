@@ -3,8 +3,10 @@
 //
 // Served paths are the kernel interfaces the modeled machine replaces; each
 // is redirected into the directory the server wrote (machine_view.h), so the
-// host's own files under them are never read or written. Anything else passes
-// through untouched.
+// host's own files under them are never read or written. A few directories
+// are served alone, not what lies below them (/sys/devices lists the
+// machine's PCI roots, while /sys/devices/virtual stays the host's). Anything
+// else passes through untouched.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -9,14 +9,19 @@
 //   - CPUID (and, with the virtual clock, rdtsc/rdtscp), patched into traps
 //     (insn_patch.h) and answered for the modeled CPU the thread is on;
 //   - with the virtual clock, sleeps (nanosleep, clock_nanosleep, usleep,
-//     sleep, the timeouts of select/pselect/poll/ppoll) advance the model and
-//     return at once, and clock reads (clock_gettime, gettimeofday, time)
-//     return simulated time;
+//     sleep, the timeouts of select/pselect/poll/ppoll) last in simulated
+//     time (the server answers when time reaches their end; a signal handler
+//     interrupts them with EINTR as it does the kernel's), and clock reads
+//     (clock_gettime, gettimeofday, time) return simulated time;
 //   - CPU affinity over the modeled CPUs, and the CPU counts of sysconf and
-//     get_nprocs.
+//     get_nprocs;
+//   - programs started from here (exec*, posix_spawn*) run on the same
+//     machine, whatever environment they are given; perf_event_open of a
+//     hardware event is ENOENT (the machine's kernel has no core PMU driver).
 // Everything else passes through. Without PMONSIM_SOCKET the library does
 // nothing; with it and no server to answer, the program is stopped before it
 // can touch the host's registers.
+#include <alloca.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,11 +31,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
@@ -77,6 +84,8 @@ size_t g_root_len = 0;
 unsigned g_cpus = 0;
 bool g_virtual = true;
 pthread_key_t g_conn_key;
+char g_self[PATH_MAX];             // this library's file, for the LD_PRELOAD of programs started from here
+char g_socket_entry[16 + 108];     // "PMONSIM_SOCKET=..."
 
 TLS int t_fd = -1;         // this thread's connection
 TLS bool t_busy = false;   // inside the library (its own calls pass through)
@@ -87,13 +96,28 @@ pid_t gettid_() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
 void close_connection(void*) { close_fd(t_fd); }
 
-// One request on this thread's connection (made on first use).
+// A receive timeout on the connection, so long that it never passes, makes
+// the kernel end a wait for a reply with EINTR whenever a signal handler runs,
+// even one installed with SA_RESTART (signal(7)): a sleep can then be
+// interrupted as the kernel's nanosleep is.
+void set_receive_timeout(int fd) {
+    const timeval day{86400, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &day, sizeof day);
+}
+
+// This thread's connection, made on first use; false when the server cannot be reached.
+bool connected() {
+    if (t_fd >= 0) return true;
+    if (open_fd(t_fd, g_socket, static_cast<uint32_t>(gettid_()), nullptr) != 0) return false;
+    set_receive_timeout(t_fd);
+    ::pthread_setspecific(g_conn_key, &t_fd);
+    return true;
+}
+
+// One request on this thread's connection.
 int call(const wire::request& rq, wire::reply& rp, const void* payload = nullptr, void* out = nullptr,
          size_t cap = 0) {
-    if (t_fd < 0) {
-        if (open_fd(t_fd, g_socket, static_cast<uint32_t>(gettid_()), nullptr) != 0) return EIO;
-        ::pthread_setspecific(g_conn_key, &t_fd);
-    }
+    if (!connected()) return EIO;
     if (call_fd(t_fd, rq, payload, rp, out, cap) != 0) return EIO;
     return rp.error;
 }
@@ -195,10 +219,51 @@ bool virtual_clock(clockid_t id, int64_t& epoch) {
     }
 }
 
-// Lets `ns` of simulated time pass for this thread; an errno value or 0.
-int sim_sleep(uint64_t ns) {
+// Sends a request without waiting for its reply; false when the connection broke.
+bool send_only(const wire::request& rq) {
+    ssize_t n;
+    do n = ::send(t_fd, &rq, sizeof rq, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n == static_cast<ssize_t>(sizeof rq)) return true;
+    close_fd(t_fd);
+    return false;
+}
+
+// Waits for a reply without payload. EINTR (only when `interruptible`) when
+// a signal handler ran meanwhile; EIO when the connection broke.
+int receive(wire::reply& rp, bool interruptible) {
+    for (;;) {
+        const ssize_t n = ::recv(t_fd, &rp, sizeof rp, 0);
+        if (n == static_cast<ssize_t>(sizeof rp)) return 0;
+        if (n < 0 && errno == EAGAIN) continue;  // (a day without an answer: keep waiting)
+        if (n < 0 && errno == EINTR) {
+            if (interruptible) return EINTR;
+            continue;
+        }
+        close_fd(t_fd);
+        return EIO;
+    }
+}
+
+// Lets `ns` of simulated time pass for this thread: 0, or EINTR when a
+// signal handler ran first (`*left`: the ns not slept), or another errno.
+int sim_sleep(uint64_t ns, uint64_t* left = nullptr) {
+    if (left) *left = 0;
+    if (!connected() || !send_only(make(wire::op::sleep, 0, 0, 0, ns))) return EIO;
     wire::reply rp{};
-    return call(make(wire::op::sleep, 0, 0, 0, ns), rp);
+    int e = receive(rp, true);
+    if (e == EINTR) {
+        // Any request from a sleeping thread ends its sleep: the server
+        // answers the sleep (EINTR and the time left, or 0 when it had ended
+        // already), then this request.
+        wire::reply now{};
+        if (!send_only(make(wire::op::now))) return EIO;
+        if ((e = receive(rp, false)) != 0 || (e = receive(now, false)) != 0) return e;
+        if (rp.error == EINTR && left) *left = rp.value;
+    } else if (e) {
+        return e;
+    }
+    return rp.error;
 }
 
 // A timespec's length in ns (saturating), or -1 when it is not valid.
@@ -206,6 +271,10 @@ int64_t span_ns(const timespec* t) {
     if (t->tv_sec < 0 || t->tv_nsec < 0 || t->tv_nsec >= 1'000'000'000) return -1;
     if (t->tv_sec > INT64_MAX / 1'000'000'000 - 1) return INT64_MAX;
     return t->tv_sec * 1'000'000'000 + t->tv_nsec;
+}
+
+timespec as_timespec(uint64_t ns) {
+    return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
 }
 
 bool serving_time() { return g_active && g_virtual && !t_busy; }
@@ -390,6 +459,12 @@ ssize_t live_stream(int fd, const live_file& f, bool write, void* buf, size_t n)
 void child_after_fork() {
     if (t_fd >= 0) ::syscall(SYS_close, t_fd);  // the parent's connection stays the parent's
     t_fd = -1;
+    // Connect now, not at the first request: the server then knows this
+    // process while it works, even once it has left its parent (a daemon),
+    // and does not let a sleep elsewhere end before it blocks. (System calls
+    // only: the parent may have had other threads.)
+    if (g_active && open_fd(t_fd, g_socket, static_cast<uint32_t>(gettid_()), nullptr) == 0)
+        set_receive_timeout(t_fd);
 }
 
 __attribute__((constructor)) void start() {
@@ -401,11 +476,16 @@ __attribute__((constructor)) void start() {
         _exit(1);
     }
     strcpy(g_socket, s);
+    snprintf(g_socket_entry, sizeof g_socket_entry, "PMONSIM_SOCKET=%s", g_socket);
+    Dl_info self{};
+    if (::dladdr(reinterpret_cast<void*>(&start), &self) && self.dli_fname)
+        snprintf(g_self, sizeof g_self, "%s", self.dli_fname);
     if (const int e = open_fd(t_fd, g_socket, static_cast<uint32_t>(gettid_()), &g_machine)) {
         fprintf(stderr, "pmonsim-preload: cannot reach pmonsim serve at %s: %s; stopping before anything touches "
                         "the host\n", g_socket, strerror(e));
         _exit(1);
     }
+    set_receive_timeout(t_fd);
     ::pthread_key_create(&g_conn_key, close_connection);
     ::pthread_setspecific(g_conn_key, &t_fd);
     ::pthread_atfork(nullptr, nullptr, child_after_fork);
@@ -706,9 +786,10 @@ EXPORT int nanosleep(const struct timespec* req, struct timespec* rem) {
     if (serving_time()) {
         const int64_t ns = span_ns(req);
         if (ns < 0) return static_cast<int>(fail(EINVAL));
-        if (const int e = sim_sleep(static_cast<uint64_t>(ns))) return static_cast<int>(fail(e));
-        if (rem) *rem = {0, 0};
-        return 0;
+        uint64_t left = 0;
+        const int e = sim_sleep(static_cast<uint64_t>(ns), &left);
+        if (rem) *rem = as_timespec(left);
+        return e ? static_cast<int>(fail(e)) : 0;
     }
     return REAL(nanosleep, int (*)(const struct timespec*, struct timespec*))(req, rem);
 }
@@ -723,9 +804,10 @@ EXPORT int clock_nanosleep(clockid_t id, int flags, const struct timespec* req, 
             ns = ns - epoch - now;
             if (ns <= 0) return 0;
         }
-        if (const int e = sim_sleep(static_cast<uint64_t>(ns))) return e;
-        if (rem && !(flags & TIMER_ABSTIME)) *rem = {0, 0};
-        return 0;
+        uint64_t left = 0;
+        const int e = sim_sleep(static_cast<uint64_t>(ns), &left);
+        if (rem && !(flags & TIMER_ABSTIME)) *rem = as_timespec(left);
+        return e;
     }
     return REAL(clock_nanosleep, int (*)(clockid_t, int, const struct timespec*, struct timespec*))(id, flags, req, rem);
 }
@@ -737,7 +819,12 @@ EXPORT int usleep(useconds_t us) {
     return REAL(usleep, int (*)(useconds_t))(us);
 }
 EXPORT unsigned sleep(unsigned s) {
-    if (serving_time()) return sim_sleep(uint64_t{s} * 1'000'000'000) ? s : 0;
+    if (serving_time()) {
+        // Interrupted: the seconds left, rounded as glibc's sleep() does.
+        uint64_t left = 0;
+        const int e = sim_sleep(uint64_t{s} * 1'000'000'000, &left);
+        return e == EINTR ? static_cast<unsigned>((left + 500'000'000) / 1'000'000'000) : e ? s : 0;
+    }
     return REAL(sleep, unsigned (*)(unsigned))(s);
 }
 // select/poll: ready descriptors are answered at once; with none ready, the
@@ -749,10 +836,12 @@ EXPORT int select(int n, fd_set* r, fd_set* w, fd_set* e, struct timeval* tv) {
     timeval zero{0, 0};
     const int ready = REAL(select, fn)(n, r, w, e, &zero);
     if (ready != 0) return ready;
-    if (const int err = sim_sleep(static_cast<uint64_t>(tv->tv_sec) * 1'000'000'000 + tv->tv_usec * 1000ull))
-        return static_cast<int>(fail(err));
-    *tv = {0, 0};
-    return 0;
+    uint64_t left = 0;
+    const int err = sim_sleep(static_cast<uint64_t>(tv->tv_sec) * 1'000'000'000 + tv->tv_usec * 1000ull, &left);
+    // Linux leaves the time not slept in the timeout.
+    tv->tv_sec = static_cast<time_t>(left / 1'000'000'000);
+    tv->tv_usec = static_cast<suseconds_t>(left % 1'000'000'000 / 1000);
+    return err ? static_cast<int>(fail(err)) : 0;
 }
 EXPORT int pselect(int n, fd_set* r, fd_set* w, fd_set* e, const struct timespec* ts, const sigset_t* mask) {
     using fn = int (*)(int, fd_set*, fd_set*, fd_set*, const struct timespec*, const sigset_t*);
@@ -832,16 +921,177 @@ EXPORT long sysconf(int name) {
 EXPORT int get_nprocs() { return g_active ? static_cast<int>(g_cpus) : REAL(get_nprocs, int (*)())(); }
 EXPORT int get_nprocs_conf() { return g_active ? static_cast<int>(g_cpus) : REAL(get_nprocs_conf, int (*)())(); }
 
+// --- programs started from here --------------------------------------------------------
+// A program started from a served one runs on the same machine: an exec or a
+// spawn whose environment lacks the interposer or the server's address gets
+// them back (likwid starts its access daemon with an empty environment), so no
+// process of the run reaches the host's registers. Built on the stack: an exec
+// may come from a vfork child.
+
+namespace {
+constexpr size_t kPreloadEntry = PATH_MAX + 4096;
+
+size_t env_count(char* const* env) {
+    size_t n = 0;
+    while (env && env[n]) ++n;
+    return n;
+}
+
+// `out` holds env_count(env) + 3 pointers, `entry` kPreloadEntry bytes.
+char* const* served_env(char* const* env, char** out, char* entry) {
+    size_t n = 0;
+    bool preload = false, socket = false;
+    for (size_t i = 0; env && env[i]; ++i) {
+        char* e = env[i];
+        if (strncmp(e, "PMONSIM_SOCKET=", 15) == 0) socket = true;
+        if (strncmp(e, "LD_PRELOAD=", 11) == 0 && !preload) {
+            preload = true;
+            if (!strstr(e + 11, g_self)) {  // ours first, then the program's own
+                const int len = snprintf(entry, kPreloadEntry, "LD_PRELOAD=%s %s", g_self, e + 11);
+                if (len >= static_cast<int>(kPreloadEntry)) snprintf(entry, kPreloadEntry, "LD_PRELOAD=%s", g_self);
+                e = entry;
+            }
+        }
+        out[n++] = e;
+    }
+    if (!preload) {
+        snprintf(entry, kPreloadEntry, "LD_PRELOAD=%s", g_self);
+        out[n++] = entry;
+    }
+    if (!socket) out[n++] = g_socket_entry;
+    out[n] = nullptr;
+    return out;
+}
+
+bool serving_children() { return g_active && g_self[0]; }
+
+// The environment a child gets: `env` itself when nothing is served, else
+// `env` completed (in alloca'd room of the calling function, before the call).
+#define SERVED_ENV(name, env)                                                                               \
+    char* const* name = (env);                                                                             \
+    if (serving_children())                                                                                \
+    name = served_env((env), static_cast<char**>(alloca((env_count(env) + 3) * sizeof(char*))),            \
+                      static_cast<char*>(alloca(kPreloadEntry)))
+
+// The arguments of execl/execlp/execle as an argv (on the caller's stack).
+#define COLLECT_ARGS(first, ap, argv, envp_out)                                                          \
+    do {                                                                                                 \
+        va_list count_;                                                                                  \
+        va_copy(count_, ap);                                                                             \
+        size_t n_ = 1;                                                                                   \
+        while (va_arg(count_, const char*)) ++n_;                                                        \
+        va_end(count_);                                                                                  \
+        argv = static_cast<char**>(alloca((n_ + 1) * sizeof(char*)));                                   \
+        argv[0] = const_cast<char*>(first);                                                              \
+        for (size_t i_ = 1; i_ <= n_; ++i_) argv[i_] = va_arg(ap, char*);                                \
+        envp_out = va_arg(ap, char* const*);                                                             \
+    } while (0)
+}  // namespace
+
+EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+    using fn = int (*)(const char*, char* const*, char* const*);
+    SERVED_ENV(env, envp);
+    return REAL(execve, fn)(path, argv, env);
+}
+EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+    using fn = int (*)(const char*, char* const*, char* const*);
+    SERVED_ENV(env, envp);
+    return REAL(execvpe, fn)(file, argv, env);
+}
+EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+    using fn = int (*)(int, char* const*, char* const*);
+    SERVED_ENV(env, envp);
+    return REAL(fexecve, fn)(fd, argv, env);
+}
+// glibc's own execv/execvp/execl* reach execve inside the library, past this one.
+EXPORT int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
+EXPORT int execvp(const char* file, char* const argv[]) { return execvpe(file, argv, environ); }
+EXPORT int execl(const char* path, const char* arg, ...) {
+    va_list ap;
+    va_start(ap, arg);
+    char** argv;
+    char* const* unused;
+    COLLECT_ARGS(arg, ap, argv, unused);
+    (void)unused;
+    va_end(ap);
+    return execve(path, argv, environ);
+}
+EXPORT int execlp(const char* file, const char* arg, ...) {
+    va_list ap;
+    va_start(ap, arg);
+    char** argv;
+    char* const* unused;
+    COLLECT_ARGS(arg, ap, argv, unused);
+    (void)unused;
+    va_end(ap);
+    return execvpe(file, argv, environ);
+}
+EXPORT int execle(const char* path, const char* arg, ...) {
+    va_list ap;
+    va_start(ap, arg);
+    char** argv;
+    char* const* envp;
+    COLLECT_ARGS(arg, ap, argv, envp);
+    va_end(ap);
+    return execve(path, argv, envp);
+}
+EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                       const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+    using fn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                       char* const*, char* const*);
+    SERVED_ENV(env, envp);
+    return REAL(posix_spawn, fn)(pid, path, actions, attr, argv, env);
+}
+EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                        const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+    using fn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                       char* const*, char* const*);
+    SERVED_ENV(env, envp);
+    return REAL(posix_spawnp, fn)(pid, file, actions, attr, argv, env);
+}
+
+// --- the kernel's perf interface ------------------------------------------------------
+// The served machine's kernel has no hardware PMU driver (its uncore is
+// reached through the msr driver and PCI configuration space only, and
+// /sys/bus/event_source lists no "cpu" PMU), so perf_event_open of a hardware,
+// cache or raw event, or of a PMU type it does not list, fails with ENOENT as
+// such a kernel's does; software and tracepoint events are the host kernel's.
+
+EXPORT long syscall(long number, ...) {
+    va_list ap;
+    va_start(ap, number);
+    long a[6];
+    for (long& x : a) x = va_arg(ap, long);
+    va_end(ap);
+    if (g_active && number == SYS_perf_event_open && a[0]) {
+        uint32_t type;
+        memcpy(&type, reinterpret_cast<const void*>(a[0]), sizeof type);  // perf_event_attr.type
+        if (type != 1 /* PERF_TYPE_SOFTWARE */ && type != 2 /* TRACEPOINT */ && type != 5 /* BREAKPOINT */)
+            return fail(ENOENT);
+    }
+    return REAL(syscall, long (*)(long, ...))(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
 // --- loading code and SIGILL -----------------------------------------------------------
 
 EXPORT void* dlopen(const char* file, int mode) {
     void* h = REAL(dlopen, void* (*)(const char*, int))(file, mode);
     if (h && g_active && traps_installed()) {
         std::string error;
+        const patch_counts before = patched_counts();
+        char line[512];
         if (!patch_new_objects(&error)) {
-            char line[512];
             snprintf(line, sizeof line, "interposer: after dlopen(%s): %s", file ? file : "NULL", error.c_str());
             note(line);
+        } else {
+            const patch_counts after = patched_counts();
+            // As the line at start, for the library (liblikwid and its hwloc hold likwid's CPUID sites).
+            if (after.cpuid + after.rdtsc + after.rdtscp != before.cpuid + before.rdtsc + before.rdtscp) {
+                snprintf(line, sizeof line, "interposer after dlopen(%s): %zu cpuid, %zu rdtsc, %zu rdtscp more sites "
+                         "trapped", file ? file : "NULL", after.cpuid - before.cpuid, after.rdtsc - before.rdtsc,
+                         after.rdtscp - before.rdtscp);
+                note(line);
+            }
         }
     }
     return h;

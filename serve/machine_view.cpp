@@ -349,6 +349,12 @@ void machine_view::write_tree(const std::string& root) const {
     mcfg[9] = static_cast<char>(-sum);  // checksum: the table sums to 0
     w.file("sys/firmware/acpi/tables/MCFG", mcfg, 0400);
 
+    // The kernel's perf PMUs: the software ones only. The machine has no
+    // hardware PMU driver (the interposer answers perf_event_open of a
+    // hardware event with ENOENT), so no "cpu" or "uncore_*" directory.
+    for (const auto& [pmu, type] : {std::pair{"software", 1}, {"tracepoint", 2}, {"breakpoint", 5}})
+        w.file(std::string("sys/bus/event_source/devices/") + pmu + "/type", std::to_string(type) + "\n", 0444);
+
     // Kernel settings the tools read or write: written here, never the host's.
     w.file("proc/sys/kernel/nmi_watchdog", "1\n");
     w.file("proc/sys/kernel/perf_event_paranoid", "2\n");

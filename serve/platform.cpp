@@ -32,7 +32,9 @@ std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores) {
         {0x1B, 0x1B, 0xFEE00800, ro, "IA32_APIC_BASE (x2APIC off, enabled)"},
         {0x34, 0x34, 0, ro, "MSR_SMI_COUNT"},
         {0x3A, 0x3A, 0x5, ro, "IA32_FEATURE_CONTROL (locked)"},
-        {0x8B, 0x8B, 0, ro, "IA32_BIOS_SIGN_ID"},
+        // Software writes 0 and runs CPUID(1) to read the microcode revision
+        // (the SDM's microcode update signature); here it stays 0, as /proc/cpuinfo says.
+        {0x8B, 0x8B, 0, rw, "IA32_BIOS_SIGN_ID (microcode revision 0)"},
         {0xC1, 0xC8, 0, rw, "IA32_PMC0-7 (core PMU: read back, no counting)"},
         {0xCE, 0xCE, (12ull << 40) | (ratio << 8), ro, "MSR_PLATFORM_INFO (base and minimum ratio)"},
         {0xE7, 0xE8, 0, rw, "IA32_MPERF, IA32_APERF"},

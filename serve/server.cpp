@@ -1,8 +1,10 @@
 #include "serve/server.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -10,9 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 #include "sc/time_util.h"
@@ -35,6 +40,110 @@ int64_t clock_ns(clockid_t id) {
     timespec t{};
     clock_gettime(id, &t);
     return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+// The virtual clock with several threads. A sleep's reply waits until
+// simulated time reaches the sleep's end, and time jumps to the earliest
+// pending end only when no thread can ask for anything first: no request
+// waits, and every thread of the clients' processes and of their descendants
+// (a child between fork and its first request, or inside exec) is blocked.
+// That is looked at once every connected thread sleeps here, or after
+// kCheckMs without requests. (Ending each sleep at once let one thread's long
+// periodic sleep, such as a counter-width watchdog's 10 s, carry every other
+// thread's time far past a short measured interval.) So that a thread that
+// neither sleeps nor blocks cannot hang the program (it computes, or polls a
+// register for another thread's sleep to end), the earliest sleep also ends
+// when none has ended for kStuckNs of wall time. That wait is long because a
+// tool may compute for a while with a periodic sleeper beside it (pcm walks
+// every PCI slot while its watchdogs sleep 10 s).
+std::map<int, time_ps> sleepers;  // connection fd -> end (one server per process, as the signal pipe)
+constexpr int kAsleep = -1;       // sleep()'s result when the reply waits
+constexpr int kCheckMs = 1;
+constexpr int64_t kStuckNs = 10'000'000'000;
+
+// The file at `path` (up to 4 KiB) into `buf`, NUL-terminated; its length or -1.
+ssize_t read_small(const std::string& path, char (&buf)[4096]) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    return n;
+}
+
+// The pids of a /proc/PID/task/TID/children file, appended to `out`.
+void add_children(const std::string& task_dir, std::vector<pid_t>& out) {
+    char buf[4096];
+    if (read_small(task_dir + "/children", buf) <= 0) return;
+    for (char* q = buf; *q;) {
+        char* end = nullptr;
+        const long pid = std::strtol(q, &end, 10);
+        if (end == q) break;
+        out.push_back(static_cast<pid_t>(pid));
+        q = end;
+    }
+}
+
+// The threads of these processes and of their descendants at one moment:
+// whether none is running, runnable or in an uninterruptible wait, and a
+// fingerprint of how often each has run (/proc/PID/task/TID/schedstat), so
+// that two snapshots with the same fingerprint show that none ran between.
+struct threads_snapshot {
+    bool blocked = true;
+    uint64_t fingerprint = 0;
+};
+threads_snapshot snapshot(std::vector<pid_t> pids) {
+    threads_snapshot out;
+    std::vector<pid_t> seen;
+    while (!pids.empty() && out.blocked) {
+        const pid_t pid = pids.back();
+        pids.pop_back();
+        if (pid <= 0 || std::find(seen.begin(), seen.end(), pid) != seen.end()) continue;
+        seen.push_back(pid);
+        const std::string dir = "/proc/" + std::to_string(pid) + "/task/";
+        DIR* d = ::opendir(dir.c_str());
+        if (!d) continue;  // (gone)
+        while (const dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            const std::string task = dir + e->d_name;
+            char buf[4096];
+            // "TID (COMM) S ...": the state follows the last ')'. R runs or
+            // waits for a CPU; D waits in the kernel (I/O, a lock during exec)
+            // and goes on by itself.
+            const char* p = read_small(task + "/stat", buf) > 0 ? std::strrchr(buf, ')') : nullptr;
+            if (p && p[1] && (p[2] == 'R' || p[2] == 'D')) {
+                out.blocked = false;
+                break;
+            }
+            // "run ns, wait ns, times run": the last changes whenever the thread runs.
+            unsigned long long run = 0, wait = 0, times = 0;
+            if (read_small(task + "/schedstat", buf) > 0) std::sscanf(buf, "%llu %llu %llu", &run, &wait, &times);
+            out.fingerprint = (out.fingerprint ^ std::strtoull(e->d_name, nullptr, 10)) * 0x100000001b3ull;
+            out.fingerprint = (out.fingerprint ^ times) * 0x100000001b3ull;
+            add_children(task, pids);
+        }
+        ::closedir(d);
+    }
+    return out;
+}
+
+// This process's children: the command of pmonsim exec and the orphans it adopted.
+std::vector<pid_t> children_of_self() {
+    std::vector<pid_t> out;
+    DIR* d = ::opendir("/proc/self/task");
+    if (!d) return out;
+    while (const dirent* e = ::readdir(d))
+        if (e->d_name[0] != '.') add_children(std::string("/proc/self/task/") + e->d_name, out);
+    ::closedir(d);
+    return out;
+}
+
+bool send_reply(int fd, const wire::reply& rp, const std::vector<uint8_t>& out) {
+    iovec iov[2] = {{const_cast<wire::reply*>(&rp), sizeof rp}, {const_cast<uint8_t*>(out.data()), out.size()}};
+    msghdr m{};
+    m.msg_iov = iov;
+    m.msg_iovlen = out.empty() ? 1 : 2;
+    return ::sendmsg(fd, &m, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof rp + out.size());
 }
 
 sockaddr_un address_of(const std::string& path) {
@@ -134,20 +243,74 @@ void server::run() {
         log(nullptr, "serving %s (%s, %u socket(s), %zu CPUs) at %s, files under %s", to_string(sys_.config().cpu),
             view_.identity().brand, sys_.config().sockets, view_.cpus().size(), listener_.path().c_str(),
             root_.c_str());
+        // pmonsim exec adopts the command's orphans (a daemon it starts), so
+        // that they stay in view of the virtual clock (nothing_runs below).
+        if (child_) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
         // A child that ended before the handler was in place.
         bool stop = child_ && ::waitpid(child_, &child_status_, WNOHANG) == child_;
+        int64_t progress_ns = clock_ns(CLOCK_MONOTONIC);  // when a sleep last ended, or the first began
+        // Lets simulated time reach the earliest pending sleep's end and
+        // answers every sleep that has ended.
+        auto end_sleep = [this, &progress_ns] {
+            if (sleepers.empty()) return;
+            time_ps end = ~time_ps{0};
+            for (const auto& s : sleepers) end = std::min(end, s.second);
+            if (end > now_ps()) target_->advance(end - now_ps());
+            for (auto& c : clients_) {
+                auto it = sleepers.find(c.fd);
+                if (it == sleepers.end() || it->second > now_ps()) continue;
+                sleepers.erase(it);
+                wire::reply rp{};
+                rp.now_ps = c.seen_ps = now_ps();
+                log(&c, "sleep ends");
+                send_reply(c.fd, rp, {});  // (a client that has gone is noticed by poll)
+            }
+            progress_ns = clock_ns(CLOCK_MONOTONIC);
+        };
+        // Whether no thread can ask for anything before a sleep ends: no
+        // request is waiting, every thread is blocked, and none ran between
+        // two looks (a thread may have asked and blocked again meanwhile).
+        auto nothing_runs = [this] {
+            std::vector<pid_t> pids = children_of_self();
+            std::vector<pollfd> fds = {{listener_.fd(), POLLIN, 0}};
+            for (const auto& c : clients_) {
+                pids.push_back(c.pid);
+                fds.push_back({c.fd, POLLIN, 0});
+            }
+            const threads_snapshot first = snapshot(pids);
+            if (!first.blocked || ::poll(fds.data(), fds.size(), 0) != 0) return false;
+            const threads_snapshot second = snapshot(pids);
+            return second.blocked && second.fingerprint == first.fingerprint;
+        };
         while (!stop) {
             std::vector<pollfd> fds = {{signal_pipe[0], POLLIN, 0}, {listener_.fd(), POLLIN, 0}};
             for (const auto& c : clients_) fds.push_back({c.fd, POLLIN, 0});
-            if (::poll(fds.data(), fds.size(), -1) < 0) {
+            const int ready = ::poll(fds.data(), fds.size(), sleepers.empty() ? -1 : kCheckMs);
+            if (ready < 0) {
                 if (errno == EINTR) continue;
                 throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+            }
+            if (ready == 0) {
+                if (nothing_runs()) {
+                    end_sleep();
+                } else if (clock_ns(CLOCK_MONOTONIC) - progress_ns >= kStuckNs) {
+                    log(nullptr, "threads run, and no sleep has ended for %lld s: the earliest sleep ends",
+                        static_cast<long long>(kStuckNs / 1'000'000'000));
+                    end_sleep();
+                }
+                continue;
             }
             if (fds[0].revents) {
                 unsigned char sig = 0;
                 while (::read(signal_pipe[0], &sig, 1) == 1) {
                     if (sig == SIGCHLD) {
-                        if (child_ && ::waitpid(child_, &child_status_, WNOHANG) == child_) stop = true;
+                        // The command, or an orphan of it adopted here.
+                        int st = 0;
+                        for (pid_t p; (p = ::waitpid(-1, &st, WNOHANG)) > 0;)
+                            if (p == child_) {
+                                child_status_ = st;
+                                stop = true;
+                            }
                     } else {
                         log(nullptr, "signal %d: stopping", sig);
                         stop = true;
@@ -160,10 +323,20 @@ void server::run() {
                 if (fds[2 + i].revents && !serve_one(clients_[i])) gone.push_back(i);
             for (size_t k = gone.size(); k-- > 0;) {
                 log(&clients_[gone[k]], "disconnected");
+                sleepers.erase(clients_[gone[k]].fd);
                 ::close(clients_[gone[k]].fd);
                 clients_.erase(clients_.begin() + static_cast<long>(gone[k]));
             }
             if (fds[1].revents & POLLIN) accept_client();
+            if (sleepers.empty()) {
+                progress_ns = clock_ns(CLOCK_MONOTONIC);
+            } else if (sleepers.size() == clients_.size() && nothing_runs()) {
+                end_sleep();
+            } else if (clock_ns(CLOCK_MONOTONIC) - progress_ns >= kStuckNs) {
+                log(nullptr, "threads run, and no sleep has ended for %lld s: the earliest sleep ends",
+                    static_cast<long long>(kStuckNs / 1'000'000'000));
+                end_sleep();
+            }
             if (o_.exit_when_idle && ever_connected_ && clients_.empty()) {
                 log(nullptr, "the last client has gone: stopping");
                 stop = true;
@@ -203,18 +376,26 @@ bool server::serve_one(connection& c) {
         rp.error = EBADMSG;
     } else {
         std::memcpy(&rq, buf, sizeof rq);
+        // A request from a thread whose sleep is pending: a signal handler
+        // interrupted the sleep. It ends now, with EINTR and the ns not slept.
+        if (auto it = sleepers.find(c.fd); it != sleepers.end()) {
+            wire::reply woken{};
+            woken.error = EINTR;
+            woken.value = it->second > now_ps() ? (it->second - now_ps()) / 1000 : 0;
+            woken.now_ps = c.seen_ps = now_ps();
+            sleepers.erase(it);
+            log(&c, "sleep interrupted, %llu ns left", static_cast<unsigned long long>(woken.value));
+            if (!send_reply(c.fd, woken, {})) return false;
+        }
         current_ = &c;
         rp = handle(c, rq, buf + sizeof rq, static_cast<size_t>(n) - sizeof rq, out);
         current_ = nullptr;
     }
+    if (rp.error == kAsleep) return true;  // answered when the sleep ends
     rp.now_ps = now_ps();
     c.seen_ps = rp.now_ps;
     rp.size = static_cast<uint32_t>(out.size());
-    iovec iov[2] = {{&rp, sizeof rp}, {out.data(), out.size()}};
-    msghdr m{};
-    m.msg_iov = iov;
-    m.msg_iovlen = out.empty() ? 1 : 2;
-    return ::sendmsg(c.fd, &m, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof rp + out.size());
+    return send_reply(c.fd, rp, out);
 }
 
 void server::keep_wall_clock() {
@@ -382,8 +563,9 @@ int server::sleep(connection& c, uint64_t ns) {
     }
     const time_ps end = c.seen_ps + ns * 1000;
     log(&c, "sleep %llu ns", static_cast<unsigned long long>(ns));
-    if (end > now_ps()) target_->advance(end - now_ps());
-    return 0;
+    if (end <= now_ps()) return 0;
+    sleepers[c.fd] = end;
+    return kAsleep;
 }
 
 }  // namespace pmonsim::serve

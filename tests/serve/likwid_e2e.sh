@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Debian's likwid-perfctr, unmodified, under `pmonsim exec` on a 2-socket
+# ivb-ep, measuring `sleep 0.01` on one CPU of each socket (S0:0@S1:0; the
+# uncore counters of socket 0 show in the column of HWThread 0, those of
+# socket 1 in that of HWThread 16):
+#  1. direct access (-M 0), UBox, R2PCIe and QPI events: each value in its
+#     table is what the trace drove into the model during the run, and what
+#     the model answered likwid's last read of that register (the log);
+#  2. the QPI group: its per-second metrics divide by the virtual clock's
+#     runtime (10 ms of simulated time, not the run's wall time);
+#  3. the default access mode, whose access daemon likwid starts with an
+#     empty environment: the daemon runs on the served machine too.
+# (likwid 5.2 programs the RxL_FLITS_G1/G2 events without the extra select
+# bit the QPI counters need for them, so on this machine as on silicon they
+# count nothing; the checks use the G0 flit events.)
+# likwid's start-up (timer calibration) sleeps 1 s; the counters then run
+# from 1.00000001 s (1.0025 s with the daemon, which likwid waits for) until
+# the workload has slept 10 ms (plus the 8 us its child sleeps before exec),
+# so the trace's traffic lies within 1.004..1.009 s.
+# Usage: likwid_e2e.sh PMONSIM
+set -uo pipefail
+pmonsim=$1
+command -v likwid-perfctr >/dev/null || { echo "SKIP: likwid is not installed"; exit 77; }
+work=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; [ -f "$work/out" ] && cat "$work/out"; exit 1; }
+[ -e /var/run/likwid.lock ] && fail "/var/run/likwid.lock exists: likwid refuses to run"
+
+# QPI packets: "socket port dir class count", spread over 1.004..1.009 s.
+cat > "$work/streams" <<'EOT'
+0 0 rx DRS 200
+0 1 rx NCB 50
+0 0 tx DRS 1000
+0 0 tx HOM0 300
+0 1 tx NCB 500
+1 0 rx DRS 70
+1 1 rx NCB 90
+1 0 tx SNP 400
+1 1 tx DRS 25
+EOT
+awk 'BEGIN { print "time,socket,port,dir,mc" }
+     { for (i = 0; i < $5; ++i) printf "%d,%d,%d,%s,%s\n", 1004000000 + int(i * 5000000 / $5) + NR, $1, $2, $3, $4 }' \
+    "$work/streams" | { read -r header; echo "$header"; sort -t, -k1,1n; } > "$work/qpi.csv"
+cat > "$work/events.csv" <<'EOT'
+time,socket,box,event,umask,ext,count,repeat
+1004000000,0,ubox,EVENT_MSG.MSI_RCVD,,,1,37
+1004000000,1,ubox,EVENT_MSG.MSI_RCVD,,,1,11
+1005000000,0,ubox,LOCK_CYCLES,,,1,500
+1005000000,0,r2pcie,RING_AD_USED.CW_VR0_EVEN,,,1,1234
+1005000000,1,r2pcie,RING_AD_USED.CW_VR0_EVEN,,,1,321
+EOT
+traces=(--trace "$work/qpi.csv" --trace "$work/events.csv")
+
+# The value of a counter in likwid's first table: $1 event, $2 counter, $3 column (1: HWThread 0, 2: HWThread 16).
+table() {
+  awk -F'|' -v e="$1" -v c="$2" -v col="$3" '
+    { ev = $2; ctr = $3; gsub(/^ +| +$/, "", ev); gsub(/^ +| +$/, "", ctr) }
+    ev == e && ctr == c { v = $(3 + col); gsub(/ /, "", v); print v; exit }' "$work/out"
+}
+# What the model answered likwid's last read of a register: "msr CPU REG" or "pci BUS:DD.F LO HI".
+model() {
+  if [ "$1" = msr ]; then
+    awk -v k="rdmsr cpu $2 $3 ->" 'index($0, k) { v = $NF } END { print v }' "$work/log"
+  else
+    awk -v lo="config read $2 $3/4 ->" -v hi="config read $2 $4/4 ->" \
+      'index($0, lo) { l = $NF } index($0, hi) { h = $NF } END { if (l != "" && h != "") printf "0x%x\n", h * 4294967296 + l }' \
+      "$work/log"
+  fi
+}
+check() {  # event counter column expected model-register...
+  local event=$1 counter=$2 col=$3 expected=$4
+  shift 4
+  local got read
+  got=$(table "$event" "$counter" "$col")
+  read=$(model "$@")
+  [ -n "$read" ] || fail "$event ($counter): likwid never read ${*:2} from the model"
+  [ "$got" = "$expected" ] || fail "$event ($counter, column $col): likwid printed '$got', the trace drove $expected"
+  [ "$(( read ))" = "$expected" ] || fail "$event ($counter): the model answered $read, likwid printed $got"
+  checked=$(( checked + 1 ))
+}
+# Runtime (RDTSC) in seconds, from the metric (or event) row.
+runtime() {
+  awk -F'|' '$2 ~ /^ *Runtime \(RDTSC\) \[s\] *$/ { v = $(NF - 2); gsub(/ /, "", v); print v; exit }' "$work/out"
+}
+virtual_runtime() {  # 10 ms of sleep and the child's 8 us before exec
+  local t
+  t=$(runtime)
+  awk -v t="$t" 'BEGIN { exit !(t + 0 >= 0.0100 && t + 0 <= 0.0101) }' ||
+    fail "Runtime (RDTSC) is '$t' s; the workload slept 0.01 s of simulated time"
+}
+
+# 1. Direct access, UBox, R2PCIe and QPI events.
+events=EVENT_MSG_MSI_RCVD:UBOX0,LOCK_CYCLES:UBOX1,UNCORE_CLOCK:UBOXFIX,R2PCIE_RING_AD_USED_CW_VR0_EVEN:PBOX0
+events=$events,RXL_FLITS_G0_DATA:SBOX0C0,RXL_FLITS_G0_NON_DATA:SBOX1C0,TXL_FLITS_G0_NON_DATA:SBOX0C1
+events=$events,TXL_FLITS_G0_DATA:SBOX1C1,SBOX_CLOCKTICKS:SBOX1C3
+timeout 300 "$pmonsim" exec --sockets 2 "${traces[@]}" --log "$work/log" --report none -- \
+  likwid-perfctr -M 0 -c S0:0@S1:0 -g "$events" sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr -M 0 failed"
+grep -q 'CPU type:.*IvyBridge EN/EP/EX' "$work/out" || fail "likwid did not see an IvyBridge EP"
+grep -q 'interposer after dlopen(.*liblikwid.*): [1-9][0-9]* cpuid' "$work/log" || fail "liblikwid's CPUID sites were not trapped"
+virtual_runtime
+checked=0
+for s in 0 1; do
+  col=$(( s + 1 )) cpu=$(( 16 * s )) bus=$([ $s = 0 ] && echo 7f || echo ff)
+  [ $s = 0 ] && msi=37 lock=500 r2=1234 rxdata0=1600 rxnondata1=50 nondata0=1300 data1=4000
+  [ $s = 1 ] && msi=11 lock=0 r2=321 rxdata0=560 rxnondata1=90 nondata0=400 data1=200
+  check EVENT_MSG_MSI_RCVD UBOX0 $col $msi msr $cpu 0xc16
+  check LOCK_CYCLES UBOX1 $col $lock msr $cpu 0xc17
+  check R2PCIE_RING_AD_USED_CW_VR0_EVEN PBOX0 $col $r2 pci $bus:13.1 0xa0 0xa4
+  check RXL_FLITS_G0_DATA SBOX0C0 $col $rxdata0 pci $bus:08.2 0xa0 0xa4
+  check RXL_FLITS_G0_NON_DATA SBOX1C0 $col $rxnondata1 pci $bus:09.2 0xa0 0xa4
+  check TXL_FLITS_G0_NON_DATA SBOX0C1 $col $nondata0 pci $bus:08.2 0xa8 0xac
+  check TXL_FLITS_G0_DATA SBOX1C1 $col $data1 pci $bus:09.2 0xa8 0xac
+  # The clocks count the counting window: 10.008 ms of UCLK (2 GHz) and QCLK (1 GHz).
+  check UNCORE_CLOCK UBOXFIX $col 20016000 msr $cpu 0xc09
+  check SBOX_CLOCKTICKS SBOX1C3 $col 10008000 pci $bus:09.2 0xb8 0xbc
+done
+t=$(runtime)  # to all its digits here; the group's table shows 4
+echo "ok: direct access: $checked counter values equal the model's; runtime $t s"
+
+# 2. The QPI group: data volume and bandwidth over the virtual runtime.
+timeout 300 "$pmonsim" exec --sockets 2 "${traces[@]}" --log "$work/log" --report none -- \
+  likwid-perfctr -M 0 -c S0:0@S1:0 -g QPI sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr -g QPI failed"
+virtual_runtime
+[ "$(runtime)" = "$(printf '%.4f' "$t")" ] || fail "the QPI group's runtime $(runtime) s differs from $t s"
+metric() {  # metric column
+  awk -F'|' -v m="$1" -v col="$2" '{ n = $2; gsub(/^ +| +$/, "", n) } n == m { v = $(2 + col); gsub(/ /, "", v); print v; exit }' \
+    "$work/out"
+}
+checked=0
+for s in 0 1; do
+  col=$(( s + 1 ))
+  [ $s = 0 ] && data=$(( 8000 + 4000 )) nondata=$(( 1000 + 300 + 500 ))
+  [ $s = 1 ] && data=200 nondata=$(( 400 + 25 ))
+  check TXL_FLITS_G0_DATA SBOX0C1 $col $(( s == 0 ? 8000 : 0 )) pci $([ $s = 0 ] && echo 7f || echo ff):08.2 0xa8 0xac
+  [ "$(metric 'QPI Rate Link 0 [GT/s]' $col)" = 8 ] || fail "QPI Rate Link 0 is not 8 GT/s"
+  # (as printed: 4 decimals)
+  for m in "QPI data bandwidth [MByte/s]:$data" "QPI link bandwidth [MByte/s]:$(( data + nondata ))"; do
+    name=${m%:*} flits=${m##*:}
+    got=$(metric "$name" $col)
+    awk -v got="$got" -v f="$flits" -v t="$t" 'BEGIN { want = 8e-6 * f / t; d = got - want; if (d < 0) d = -d
+                                                       exit !(want > 0 && (d <= 0.00005 || d <= want * 1e-4)) }' ||
+      fail "$name, socket $s: likwid printed '$got'; $flits flits of 8 bytes in $t s give $(awk -v f="$flits" -v t="$t" 'BEGIN { print 8e-6 * f / t }')"
+    checked=$(( checked + 1 ))
+  done
+done
+echo "ok: QPI group: $checked values and bandwidths over the virtual runtime of $t s"
+
+# 3. The default access mode: likwid-accessD (exec'd with no environment) is served as well.
+timeout 300 "$pmonsim" exec --sockets 2 "${traces[@]}" --log "$work/log" --report none -- \
+  likwid-perfctr -c S0:0@S1:0 -g EVENT_MSG_MSI_RCVD:UBOX0,R2PCIE_RING_AD_USED_CW_VR0_EVEN:PBOX0 sleep 0.01 \
+  > "$work/out" 2>&1 || fail "likwid-perfctr with its access daemon failed"
+grep -q 'interposer in .*/likwid-accessD' "$work/log" || fail "likwid-accessD did not run on the served machine"
+checked=0
+check EVENT_MSG_MSI_RCVD UBOX0 1 37 msr 0 0xc16
+check EVENT_MSG_MSI_RCVD UBOX0 2 11 msr 16 0xc16
+check R2PCIE_RING_AD_USED_CW_VR0_EVEN PBOX0 1 1234 pci 7f:13.1 0xa0 0xa4
+virtual_runtime
+echo "ok: access daemon: $checked counter values equal the model's"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Debian's Intel PCM, unmodified, under `pmonsim exec` on a 2-socket ivb-ep:
+# it must find both sockets and both QPI ports of each, measure one 10 ms
+# interval of simulated time, and print per-link QPI traffic that is the
+# model's count for that interval, through PCM's own formulas:
+#   incoming bytes = 64 x (RxL_FLITS_G1.DRS_DATA + RxL_FLITS_G2.NCB_DATA) / 8
+#   outgoing bytes = 8 x TxL_FLITS_G0.DATA|NON_DATA (through a utilization
+#                    ratio in floating point: it may come out 1 byte short)
+# printed with PCM's unit_format (up to 9999 as is, then n/1000 "K", ...).
+# The trace puts known traffic on every link inside the interval (1..9 ms);
+# the model's counters (the report) must hold exactly that traffic, and PCM's
+# figures must be those counts.
+# Usage: pcm_e2e.sh PMONSIM
+set -uo pipefail
+pmonsim=$1
+pcm=$(command -v pcm || echo /usr/sbin/pcm)
+[ -x "$pcm" ] || { echo "SKIP: pcm is not installed"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; [ -f "$work/out" ] && sed -n '/Processor information/,$p' "$work/out" | head -120; exit 1; }
+
+# Traffic per link: "socket port dir class count"; DRS and NCB packets are 9
+# flits (8 data), HOM0 and SNP 1 flit. Each stream is spread evenly over
+# 1..9 ms of simulated time.
+cat > "$work/streams" <<'EOT'
+0 0 rx DRS 120
+0 0 rx NCB 20
+0 1 rx DRS 1500
+0 0 tx HOM0 300
+0 1 tx DRS 40
+1 1 rx NCB 250
+1 0 tx SNP 700
+EOT
+awk 'BEGIN { print "time,socket,port,dir,mc" }
+     { for (i = 0; i < $5; ++i) printf "%d,%d,%d,%s,%s\n", 1000000 + int(i * 8000000 / $5) + NR, $1, $2, $3, $4 }' \
+    "$work/streams" | { read -r header; echo "$header"; sort -t, -k1,1n; } > "$work/qpi.csv"
+
+# What the trace puts on each link: data flits received, flits sent.
+declare -A rx_data tx_flits
+for s in 0 1; do for p in 0 1; do rx_data[$s$p]=0; tx_flits[$s$p]=0; done; done
+while read -r s p dir mc n; do
+  case $mc in DRS|NCB) size=9 data=8 ;; *) size=1 data=0 ;; esac
+  if [ "$dir" = rx ]; then rx_data[$s$p]=$(( rx_data[$s$p] + n * data ))
+  else tx_flits[$s$p]=$(( tx_flits[$s$p] + n * size )); fi
+done < "$work/streams"
+
+timeout 300 "$pmonsim" exec --sockets 2 --trace "$work/qpi.csv" --log "$work/log" \
+  --report csv --report-file "$work/report.csv" -- env PCM_NO_PERF=1 "$pcm" 0.01 -i=1 -nc > "$work/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "pmonsim exec ... pcm exited with $rc"
+
+grep -q '^Num sockets: 2$' "$work/out" || fail "pcm did not count 2 sockets"
+[ "$(grep -c '2 QPI ports detected' "$work/out")" = 2 ] || fail "pcm did not find 2 QPI ports on each socket"
+grep -q 'Max QPI link 1 speed: 16.0 GBytes/second (8.0 GT/second)' "$work/out" || fail "QPI link speed"
+# The interval is 10 ms of simulated time: 28 M ticks of the 2.8 GHz TSC.
+grep -q 'Time (TSC): *28 Mticks' "$work/out" || fail "the interval is not 10 ms of simulated time"
+grep -q 'interposer in .*/pcm: [1-9][0-9]* cpuid' "$work/log" || fail "pcm's CPUID sites were not trapped"
+
+# PCM's unit_format.
+fmt() {
+  local n=$1
+  if [ "$n" -le 9999 ]; then echo "$n"
+  elif [ "$n" -le 9999999 ]; then echo "$(( n / 1000 )) K"
+  elif [ "$n" -le 9999999999 ]; then echo "$(( n / 1000000 )) M"
+  else echo "$(( n / 1000000000 )) G"; fi
+}
+# A counter's value in the final report (pcm zeroes the controls at exit, not the counters).
+counter() { awk -F, -v s="$1" -v b="qpi$2" -v c="$3" '$1 == s && $2 == b && $3 == c { print $6 }' "$work/report.csv"; }
+# The row of socket $2 in the table whose title matches $1, up to the '|'.
+row() {
+  awk -v title="$1" -v s="$2" 'index($0, title) { on = 1 } on && $1 == "SKT" && $2 == s { sub(/\|.*/, ""); $1 = $1; print; exit }' \
+    "$work/out"
+}
+
+checked=0
+for s in 0 1; do
+  in_row="SKT $s" out_rows=("SKT $s")
+  for p in 0 1; do
+    drs=$(counter "$s" "$p" 0) ncb=$(counter "$s" "$p" 1) txf=$(counter "$s" "$p" 2)
+    [ -n "$drs" ] && [ -n "$ncb" ] && [ -n "$txf" ] || fail "no qpi$p counters for socket $s in the report"
+    [ $(( drs + ncb )) -eq "${rx_data[$s$p]}" ] ||
+      fail "socket $s qpi$p: the model counted $(( drs + ncb )) data flits received, the trace has ${rx_data[$s$p]}"
+    [ "$txf" -eq "${tx_flits[$s$p]}" ] ||
+      fail "socket $s qpi$p: the model counted $txf flits sent, the trace has ${tx_flits[$s$p]}"
+    in_row="$in_row $(fmt $(( 64 * ((drs + ncb) / 8) )))"
+    # Outgoing: exact, or one byte short; every variant of the row is accepted.
+    next=()
+    for r in "${out_rows[@]}"; do
+      next+=("$r $(fmt $(( 8 * txf )))")
+      [ "$txf" -gt 0 ] && next+=("$r $(fmt $(( 8 * txf - 1 )))")
+    done
+    out_rows=("${next[@]}")
+    checked=$(( checked + 1 ))
+  done
+  got=$(row "data traffic coming to CPU/socket" "$s")
+  [ "$got" = "$in_row" ] || fail "incoming QPI data, socket $s: pcm printed '$got', the model's counts give '$in_row'"
+  got=$(row "traffic outgoing from CPU/socket" "$s")
+  ok=0
+  for r in "${out_rows[@]}"; do [ "$got" = "$r" ] && ok=1; done
+  [ $ok = 1 ] || fail "outgoing QPI traffic, socket $s: pcm printed '$got', the model's counts give '${out_rows[0]}'"
+  echo "socket $s: incoming '$in_row', outgoing '$got'"
+done
+total=$(( 8 * (rx_data[00] + rx_data[01] + rx_data[10] + rx_data[11]) ))
+grep -q "^Total QPI incoming data traffic: *$(fmt $total) " "$work/out" ||
+  fail "total incoming QPI data traffic is not $(fmt $total)"
+echo "ok: pcm's QPI tables equal the model's counts on $checked links"
