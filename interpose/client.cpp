@@ -79,7 +79,7 @@ namespace {
 constexpr int kSpinRounds = 20000;          // about 20-50 us of pause instructions
 constexpr long kAliveCheckNs = 50'000'000;  // how often a sleeping client checks the server is there
 
-void unmap(link& l) {
+void unmap(server_link& l) {
     if (l.ch) ::munmap(l.ch, sizeof(wire::channel));
     if (l.sp) ::munmap(const_cast<wire::server_page*>(l.sp), sizeof(wire::server_page));
     l.ch = nullptr;
@@ -100,7 +100,7 @@ bool server_alive(int fd) {
 
 }  // namespace
 
-int open_link(link& l, const char* socket_path, uint32_t tid, wire::machine* m) {
+int open_link(server_link& l, const char* socket_path, uint32_t tid, wire::machine* m) {
     close_link(l);
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
@@ -174,7 +174,7 @@ int open_link(link& l, const char* socket_path, uint32_t tid, wire::machine* m) 
     return 0;
 }
 
-int call_link(link& l, const wire::request& rq, const void* payload, wire::reply& rp, void* out, size_t out_cap) {
+int call_link(server_link& l, const wire::request& rq, const void* payload, wire::reply& rp, void* out, size_t out_cap) {
     if (l.fd < 0) return EIO;
     if (!l.ch) return call_fd(l.fd, rq, payload, rp, out, out_cap);
     wire::channel& ch = *l.ch;
@@ -216,12 +216,12 @@ int call_link(link& l, const wire::request& rq, const void* payload, wire::reply
     return 0;
 }
 
-void close_link(link& l) {
+void close_link(server_link& l) {
     unmap(l);
     close_fd(l.fd);
 }
 
-void drop_link(link& l) {
+void drop_link(server_link& l) {
     // The child shares the parent's pages and socket: unmapping the child's
     // copies and closing its descriptor leaves the parent's connection as it is.
     close_link(l);

@@ -26,16 +26,16 @@ void close_fd(int& fd);
 // The same over the shared-memory channel (serve/channel.h) when the server
 // accepts one at hello, else over the socket alone. A plain struct: the
 // interposer keeps one per thread in thread-local storage.
-struct link {
+struct server_link {
     int fd = -1;
     wire::channel* ch = nullptr;
     const wire::server_page* sp = nullptr;
 };
-int open_link(link& l, const char* socket_path, uint32_t tid, wire::machine* m);
-int call_link(link& l, const wire::request& rq, const void* payload, wire::reply& rp, void* out, size_t out_cap);
-void close_link(link& l);
+int open_link(server_link& l, const char* socket_path, uint32_t tid, wire::machine* m);
+int call_link(server_link& l, const wire::request& rq, const void* payload, wire::reply& rp, void* out, size_t out_cap);
+void close_link(server_link& l);
 // A forked child's copy of its parent's link: closed without a word to the server.
-void drop_link(link& l);
+void drop_link(server_link& l);
 
 class connection {
 public:

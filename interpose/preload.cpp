@@ -87,14 +87,14 @@ pthread_key_t g_conn_key;
 char g_self[PATH_MAX];             // this library's file, for the LD_PRELOAD of programs started from here
 char g_socket_entry[16 + 108];     // "PMONSIM_SOCKET=..."
 
-TLS int t_fd = -1;         // this thread's connection
+TLS server_link t_link;           // this thread's connection (socket, and its channel)
 TLS bool t_busy = false;   // inside the library (its own calls pass through)
 TLS char t_path[PATH_MAX + 600];
 TLS char t_norm[PATH_MAX];
 
 pid_t gettid_() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
-void close_connection(void*) { close_fd(t_fd); }
+void close_connection(void*) { close_link(t_link); }
 
 // A receive timeout on the connection, so long that it never passes, makes
 // the kernel end a wait for a reply with EINTR whenever a signal handler runs,
@@ -107,10 +107,10 @@ void set_receive_timeout(int fd) {
 
 // This thread's connection, made on first use; false when the server cannot be reached.
 bool connected() {
-    if (t_fd >= 0) return true;
-    if (open_fd(t_fd, g_socket, static_cast<uint32_t>(gettid_()), nullptr) != 0) return false;
-    set_receive_timeout(t_fd);
-    ::pthread_setspecific(g_conn_key, &t_fd);
+    if (t_link.fd >= 0) return true;
+    if (open_link(t_link, g_socket, static_cast<uint32_t>(gettid_()), nullptr) != 0) return false;
+    set_receive_timeout(t_link.fd);
+    ::pthread_setspecific(g_conn_key, &t_link);
     return true;
 }
 
@@ -118,7 +118,7 @@ bool connected() {
 int call(const wire::request& rq, wire::reply& rp, const void* payload = nullptr, void* out = nullptr,
          size_t cap = 0) {
     if (!connected()) return EIO;
-    if (call_fd(t_fd, rq, payload, rp, out, cap) != 0) return EIO;
+    if (call_link(t_link, rq, payload, rp, out, cap) != 0) return EIO;
     return rp.error;
 }
 
@@ -222,10 +222,10 @@ bool virtual_clock(clockid_t id, int64_t& epoch) {
 // Sends a request without waiting for its reply; false when the connection broke.
 bool send_only(const wire::request& rq) {
     ssize_t n;
-    do n = ::send(t_fd, &rq, sizeof rq, MSG_NOSIGNAL);
+    do n = ::send(t_link.fd, &rq, sizeof rq, MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
     if (n == static_cast<ssize_t>(sizeof rq)) return true;
-    close_fd(t_fd);
+    close_link(t_link);
     return false;
 }
 
@@ -233,14 +233,14 @@ bool send_only(const wire::request& rq) {
 // a signal handler ran meanwhile; EIO when the connection broke.
 int receive(wire::reply& rp, bool interruptible) {
     for (;;) {
-        const ssize_t n = ::recv(t_fd, &rp, sizeof rp, 0);
+        const ssize_t n = ::recv(t_link.fd, &rp, sizeof rp, 0);
         if (n == static_cast<ssize_t>(sizeof rp)) return 0;
         if (n < 0 && errno == EAGAIN) continue;  // (a day without an answer: keep waiting)
         if (n < 0 && errno == EINTR) {
             if (interruptible) return EINTR;
             continue;
         }
-        close_fd(t_fd);
+        close_link(t_link);
         return EIO;
     }
 }
@@ -457,14 +457,13 @@ ssize_t live_stream(int fd, const live_file& f, bool write, void* buf, size_t n)
 // --- start ----------------------------------------------------------------------
 
 void child_after_fork() {
-    if (t_fd >= 0) ::syscall(SYS_close, t_fd);  // the parent's connection stays the parent's
-    t_fd = -1;
+    drop_link(t_link);  // the parent's connection stays the parent's
     // Connect now, not at the first request: the server then knows this
     // process while it works, even once it has left its parent (a daemon),
     // and does not let a sleep elsewhere end before it blocks. (System calls
     // only: the parent may have had other threads.)
-    if (g_active && open_fd(t_fd, g_socket, static_cast<uint32_t>(gettid_()), nullptr) == 0)
-        set_receive_timeout(t_fd);
+    if (g_active && open_link(t_link, g_socket, static_cast<uint32_t>(gettid_()), nullptr) == 0)
+        set_receive_timeout(t_link.fd);
 }
 
 __attribute__((constructor)) void start() {
@@ -480,14 +479,14 @@ __attribute__((constructor)) void start() {
     Dl_info self{};
     if (::dladdr(reinterpret_cast<void*>(&start), &self) && self.dli_fname)
         snprintf(g_self, sizeof g_self, "%s", self.dli_fname);
-    if (const int e = open_fd(t_fd, g_socket, static_cast<uint32_t>(gettid_()), &g_machine)) {
+    if (const int e = open_link(t_link, g_socket, static_cast<uint32_t>(gettid_()), &g_machine)) {
         fprintf(stderr, "pmonsim-preload: cannot reach pmonsim serve at %s: %s; stopping before anything touches "
                         "the host\n", g_socket, strerror(e));
         _exit(1);
     }
-    set_receive_timeout(t_fd);
+    set_receive_timeout(t_link.fd);
     ::pthread_key_create(&g_conn_key, close_connection);
-    ::pthread_setspecific(g_conn_key, &t_fd);
+    ::pthread_setspecific(g_conn_key, &t_link);
     ::pthread_atfork(nullptr, nullptr, child_after_fork);
     g_main_thread = ::pthread_self();
     g_root_len = strlen(g_machine.root);
@@ -761,7 +760,7 @@ EXPORT int clock_gettime(clockid_t id, struct timespec* ts) {
     return REAL(clock_gettime, int (*)(clockid_t, struct timespec*))(id, ts);
 }
 EXPORT int gettimeofday(struct timeval* tv, void* tz) {
-    if (serving_time() && tv) {
+    if (serving_time()) {  // (tv is declared non-null)
         const int64_t now = sim_now_ns();
         if (now < 0) return static_cast<int>(fail(EIO));
         const int64_t t = g_machine.epoch_realtime_ns + now;

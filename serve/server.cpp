@@ -138,13 +138,30 @@ std::vector<pid_t> children_of_self() {
     return out;
 }
 
-bool send_reply(int fd, const wire::reply& rp, const std::vector<uint8_t>& out) {
+// A reply on the socket, with a descriptor attached when `pass` >= 0 (the
+// server's page, to a client that gave a channel).
+bool send_reply(int fd, const wire::reply& rp, const std::vector<uint8_t>& out, int pass = -1) {
     iovec iov[2] = {{const_cast<wire::reply*>(&rp), sizeof rp}, {const_cast<uint8_t*>(out.data()), out.size()}};
     msghdr m{};
     m.msg_iov = iov;
     m.msg_iovlen = out.empty() ? 1 : 2;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    if (pass >= 0) {
+        m.msg_control = control;
+        m.msg_controllen = sizeof control;
+        cmsghdr* c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &pass, sizeof pass);
+    }
     return ::sendmsg(fd, &m, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof rp + out.size());
 }
+
+// Spinning over the channels after a request: while requests keep coming
+// within kSpinIdleNs of each other, for at most kSpinMaxNs, then poll() again
+// (so socket clients, new connections and signals wait at most that long).
+constexpr int64_t kSpinIdleNs = 200'000, kSpinMaxNs = 2'000'000;
 
 sockaddr_un address_of(const std::string& path) {
     sockaddr_un a{};
@@ -207,7 +224,10 @@ server::server(sc_core::sc_module_name name, uncore_system& sys, replayer* rep, 
 
 server::~server() {
     sys_.diagnostics().set_listener({});
-    for (auto& c : clients_) ::close(c.fd);
+    for (auto& c : clients_) {
+        channel_host::unmap(c.ch);
+        ::close(c.fd);
+    }
 }
 
 void server::log(const connection* c, const char* fmt, ...) {
@@ -324,10 +344,13 @@ void server::run() {
             for (size_t k = gone.size(); k-- > 0;) {
                 log(&clients_[gone[k]], "disconnected");
                 sleepers.erase(clients_[gone[k]].fd);
+                channel_host::unmap(clients_[gone[k]].ch);
                 ::close(clients_[gone[k]].fd);
                 clients_.erase(clients_.begin() + static_cast<long>(gone[k]));
             }
             if (fds[1].revents & POLLIN) accept_client();
+            if (rang_) spin_on_channels();  // (more are likely to follow at once)
+            rang_ = false;
             if (sleepers.empty()) {
                 progress_ns = clock_ns(CLOCK_MONOTONIC);
             } else if (sleepers.size() == clients_.size() && nothing_runs()) {
@@ -366,8 +389,32 @@ void server::accept_client() {
 // something that is not a message of this protocol and was told so).
 bool server::serve_one(connection& c) {
     uint8_t buf[sizeof(wire::request) + wire::kMaxPayload];
-    const ssize_t n = ::recv(c.fd, buf, sizeof buf, MSG_TRUNC);
+    iovec iov{buf, sizeof buf};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    ssize_t n = ::recvmsg(c.fd, &m, MSG_TRUNC | MSG_CMSG_CLOEXEC);
     if (n <= 0) return false;
+    int passed = -1;  // a channel's memfd, with a hello
+    for (cmsghdr* h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+            const size_t fds = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < fds; ++i) {
+                int fd;
+                std::memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
+                if (passed < 0) passed = fd;
+                else ::close(fd);
+            }
+        }
+    if (m.msg_flags & MSG_CTRUNC) n = 0;  // (more descriptors than a hello carries: malformed)
+    if (n == 1 && c.ch) {  // the doorbell of a channel request
+        if (passed >= 0) ::close(passed);
+        rang_ |= serve_channel(c);
+        return true;
+    }
     std::vector<uint8_t> out;
     wire::reply rp{};
     wire::request rq{};
@@ -391,11 +438,79 @@ bool server::serve_one(connection& c) {
         rp = handle(c, rq, buf + sizeof rq, static_cast<size_t>(n) - sizeof rq, out);
         current_ = nullptr;
     }
+    int pass = -1;
+    if (static_cast<wire::op>(rq.op) == wire::op::hello && rp.error == 0 && passed >= 0 && !c.ch) {
+        c.ch = channel_host::map(passed);
+        if (c.ch) {
+            c.served = c.ch->request_seq.load(std::memory_order_seq_cst);
+            pass = channels_.page_fd();
+        } else {
+            log(&c, "the descriptor sent with hello is no channel: the socket alone");
+        }
+    }
+    if (passed >= 0) ::close(passed);
     if (rp.error == kAsleep) return true;  // answered when the sleep ends
     rp.now_ps = now_ps();
     c.seen_ps = rp.now_ps;
     rp.size = static_cast<uint32_t>(out.size());
-    return send_reply(c.fd, rp, out);
+    return send_reply(c.fd, rp, out, pass);
+}
+
+bool server::serve_channel(connection& c) {
+    if (!c.ch || !channel_host::pending(*c.ch, c.served)) return false;
+    wire::channel& ch = *c.ch;
+    const uint32_t seq = ch.request_seq.load(std::memory_order_seq_cst);
+    const wire::request rq = ch.rq;
+    const size_t payload = rq.size < wire::kMaxPayload ? rq.size : wire::kMaxPayload;
+    std::vector<uint8_t>& in = scratch_in_;  // (a copy: the client may scribble on its page meanwhile)
+    std::vector<uint8_t>& out = scratch_out_;
+    in.assign(ch.payload, ch.payload + payload);
+    out.clear();
+    wire::reply rp{};
+    current_ = &c;
+    if (static_cast<wire::op>(rq.op) == wire::op::sleep || static_cast<wire::op>(rq.op) == wire::op::hello) {
+        // A sleep's reply may wait; it goes over the socket (serve-protocol.md).
+        log(&c, "op %u over the channel: refused (it goes over the socket)", rq.op);
+        rp.error = EOPNOTSUPP;
+        ++requests_;
+    } else {
+        rp = handle(c, rq, in.data(), in.size(), out);
+    }
+    current_ = nullptr;
+    c.served = seq;
+    rp.now_ps = c.seen_ps = now_ps();
+    rp.size = static_cast<uint32_t>(out.size());
+    channel_host::deliver(ch, seq, rp, out);
+    return true;
+}
+
+void server::spin_on_channels() {
+    bool any = false;
+    for (const auto& c : clients_) any |= c.ch != nullptr;
+    if (!any) return;
+    const int64_t start = clock_ns(CLOCK_MONOTONIC);
+    int64_t last = start;
+    channels_.set_spinning(true);
+    for (unsigned round = 0;; ++round) {
+        bool served = false;
+        for (auto& c : clients_) served |= serve_channel(c);
+        if (served) {
+            last = clock_ns(CLOCK_MONOTONIC);
+            continue;
+        }
+        wire::cpu_relax();
+        if (round % 64) continue;
+        const int64_t now = clock_ns(CLOCK_MONOTONIC);
+        if (now - last < kSpinIdleNs && now - start < kSpinMaxNs) continue;
+        // Clients ring again from here on; one more look catches a request
+        // made while they still saw the server spinning.
+        channels_.set_spinning(false);
+        served = false;
+        for (auto& c : clients_) served |= serve_channel(c);
+        if (!served) return;
+        channels_.set_spinning(true);
+        last = clock_ns(CLOCK_MONOTONIC);
+    }
 }
 
 void server::keep_wall_clock() {

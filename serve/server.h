@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "replay.h"
+#include "serve/channel_host.h"
 #include "serve/machine_view.h"
 #include "serve/platform.h"
 #include "serve/protocol.h"
@@ -73,6 +74,8 @@ public:
         uint32_t tid = 0;
         bool greeted = false;
         uint64_t seen_ps = 0;  // simulated time of the last answer
+        wire::channel* ch = nullptr;  // its shared-memory channel (serve/channel.h), if it gave one
+        uint32_t served = 0;          // the channel's last request answered
     };
     wire::reply handle(connection& c, const wire::request& rq, const uint8_t* payload, size_t payload_size,
                        std::vector<uint8_t>& out);
@@ -80,6 +83,11 @@ public:
 private:
     void run();
     bool serve_one(connection& c);  // false: the client has gone
+    // Answers the request waiting in the client's channel, if any; true if there was one.
+    bool serve_channel(connection& c);
+    // After requests: keeps answering channel requests without poll() while
+    // they come (kSpin*), then tells the clients to ring again.
+    void spin_on_channels();
     void accept_client();
     void keep_wall_clock();
     int msr(connection& c, bool write, uint32_t cpu, uint32_t msr, uint64_t& value);
@@ -97,10 +105,13 @@ private:
     serve_options o_;
     std::unique_ptr<sim_target> target_;
     platform_msr_file msrs_;
+    channel_host channels_;
     std::map<uint32_t, std::vector<uint8_t>> platform_config_;  // bdf -> 4 KiB
     std::vector<connection> clients_;
     const connection* current_ = nullptr;  // whose request is being answered (for diagnostics)
     bool ever_connected_ = false;
+    bool rang_ = false;
+    std::vector<uint8_t> scratch_in_, scratch_out_;  // a channel request's payloads (kept: no allocation per request)  // a channel request came by the doorbell in this round
     pid_t child_ = 0;
     int child_status_ = 0;
     std::string error_;
