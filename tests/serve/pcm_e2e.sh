@@ -104,3 +104,11 @@ total=$(( 8 * (rx_data[00] + rx_data[01] + rx_data[10] + rx_data[11]) ))
 grep -q "^Total QPI incoming data traffic: *$(fmt $total) " "$work/out" ||
   fail "total incoming QPI data traffic is not $(fmt $total)"
 echo "ok: pcm's QPI tables equal the model's counts on $checked links"
+
+# Without PCM_NO_PERF pcm asks perf_event_open for the core PMU: answered as a
+# host without one (ENOENT), never passed to the host's PMU (decisions.md S11).
+timeout 120 "$pmonsim" exec --sockets 2 --report none -- "$pcm" 0.01 -i=1 -nc > "$work/perf.out" 2>&1 &&
+  fail "pcm without PCM_NO_PERF succeeded: perf_event_open reached something"
+grep -q "Linux Perf: Error when programming INST_RETIRED, error: No such file or directory" "$work/perf.out" ||
+  fail "pcm without PCM_NO_PERF: no ENOENT from perf_event_open"
+echo "ok: perf_event_open of the core PMU is ENOENT"
