@@ -21,6 +21,7 @@
 #include <stdexcept>
 
 #include "sc/time_util.h"
+#include "serve/thread_watch.h"
 
 namespace pmonsim::serve {
 
@@ -56,87 +57,10 @@ int64_t clock_ns(clockid_t id) {
 // when none has ended for kStuckNs of wall time. That wait is long because a
 // tool may compute for a while with a periodic sleeper beside it (pcm walks
 // every PCI slot while its watchdogs sleep 10 s).
-std::map<int, time_ps> sleepers;  // connection fd -> end (one server per process, as the signal pipe)
 constexpr int kAsleep = -1;       // sleep()'s result when the reply waits
 constexpr int kCheckMs = 1;
 constexpr int64_t kStuckNs = 10'000'000'000;
 
-// The file at `path` (up to 4 KiB) into `buf`, NUL-terminated; its length or -1.
-ssize_t read_small(const std::string& path, char (&buf)[4096]) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
-    buf[n > 0 ? n : 0] = 0;
-    return n;
-}
-
-// The pids of a /proc/PID/task/TID/children file, appended to `out`.
-void add_children(const std::string& task_dir, std::vector<pid_t>& out) {
-    char buf[4096];
-    if (read_small(task_dir + "/children", buf) <= 0) return;
-    for (char* q = buf; *q;) {
-        char* end = nullptr;
-        const long pid = std::strtol(q, &end, 10);
-        if (end == q) break;
-        out.push_back(static_cast<pid_t>(pid));
-        q = end;
-    }
-}
-
-// The threads of these processes and of their descendants at one moment:
-// whether none is running, runnable or in an uninterruptible wait, and a
-// fingerprint of how often each has run (/proc/PID/task/TID/schedstat), so
-// that two snapshots with the same fingerprint show that none ran between.
-struct threads_snapshot {
-    bool blocked = true;
-    uint64_t fingerprint = 0;
-};
-threads_snapshot snapshot(std::vector<pid_t> pids) {
-    threads_snapshot out;
-    std::vector<pid_t> seen;
-    while (!pids.empty() && out.blocked) {
-        const pid_t pid = pids.back();
-        pids.pop_back();
-        if (pid <= 0 || std::find(seen.begin(), seen.end(), pid) != seen.end()) continue;
-        seen.push_back(pid);
-        const std::string dir = "/proc/" + std::to_string(pid) + "/task/";
-        DIR* d = ::opendir(dir.c_str());
-        if (!d) continue;  // (gone)
-        while (const dirent* e = ::readdir(d)) {
-            if (e->d_name[0] == '.') continue;
-            const std::string task = dir + e->d_name;
-            char buf[4096];
-            // "TID (COMM) S ...": the state follows the last ')'. R runs or
-            // waits for a CPU; D waits in the kernel (I/O, a lock during exec)
-            // and goes on by itself.
-            const char* p = read_small(task + "/stat", buf) > 0 ? std::strrchr(buf, ')') : nullptr;
-            if (p && p[1] && (p[2] == 'R' || p[2] == 'D')) {
-                out.blocked = false;
-                break;
-            }
-            // "run ns, wait ns, times run": the last changes whenever the thread runs.
-            unsigned long long run = 0, wait = 0, times = 0;
-            if (read_small(task + "/schedstat", buf) > 0) std::sscanf(buf, "%llu %llu %llu", &run, &wait, &times);
-            out.fingerprint = (out.fingerprint ^ std::strtoull(e->d_name, nullptr, 10)) * 0x100000001b3ull;
-            out.fingerprint = (out.fingerprint ^ times) * 0x100000001b3ull;
-            add_children(task, pids);
-        }
-        ::closedir(d);
-    }
-    return out;
-}
-
-// This process's children: the command of pmonsim exec and the orphans it adopted.
-std::vector<pid_t> children_of_self() {
-    std::vector<pid_t> out;
-    DIR* d = ::opendir("/proc/self/task");
-    if (!d) return out;
-    while (const dirent* e = ::readdir(d))
-        if (e->d_name[0] != '.') add_children(std::string("/proc/self/task/") + e->d_name, out);
-    ::closedir(d);
-    return out;
-}
 
 // A reply on the socket, with a descriptor attached when `pass` >= 0 (the
 // server's page, to a client that gave a channel).
@@ -272,14 +196,14 @@ void server::run() {
         // Lets simulated time reach the earliest pending sleep's end and
         // answers every sleep that has ended.
         auto end_sleep = [this, &progress_ns] {
-            if (sleepers.empty()) return;
+            if (sleepers_.empty()) return;
             time_ps end = ~time_ps{0};
-            for (const auto& s : sleepers) end = std::min(end, s.second);
+            for (const auto& s : sleepers_) end = std::min(end, s.second);
             if (end > now_ps()) target_->advance(end - now_ps());
             for (auto& c : clients_) {
-                auto it = sleepers.find(c.fd);
-                if (it == sleepers.end() || it->second > now_ps()) continue;
-                sleepers.erase(it);
+                auto it = sleepers_.find(c.fd);
+                if (it == sleepers_.end() || it->second > now_ps()) continue;
+                sleepers_.erase(it);
                 wire::reply rp{};
                 rp.now_ps = c.seen_ps = now_ps();
                 log(&c, "sleep ends");
@@ -305,7 +229,7 @@ void server::run() {
         while (!stop) {
             std::vector<pollfd> fds = {{signal_pipe[0], POLLIN, 0}, {listener_.fd(), POLLIN, 0}};
             for (const auto& c : clients_) fds.push_back({c.fd, POLLIN, 0});
-            const int ready = ::poll(fds.data(), fds.size(), sleepers.empty() ? -1 : kCheckMs);
+            const int ready = ::poll(fds.data(), fds.size(), sleepers_.empty() ? -1 : kCheckMs);
             if (ready < 0) {
                 if (errno == EINTR) continue;
                 throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
@@ -343,7 +267,7 @@ void server::run() {
                 if (fds[2 + i].revents && !serve_one(clients_[i])) gone.push_back(i);
             for (size_t k = gone.size(); k-- > 0;) {
                 log(&clients_[gone[k]], "disconnected");
-                sleepers.erase(clients_[gone[k]].fd);
+                sleepers_.erase(clients_[gone[k]].fd);
                 channel_host::unmap(clients_[gone[k]].ch);
                 ::close(clients_[gone[k]].fd);
                 clients_.erase(clients_.begin() + static_cast<long>(gone[k]));
@@ -351,9 +275,9 @@ void server::run() {
             if (fds[1].revents & POLLIN) accept_client();
             if (rang_) spin_on_channels();  // (more are likely to follow at once)
             rang_ = false;
-            if (sleepers.empty()) {
+            if (sleepers_.empty()) {
                 progress_ns = clock_ns(CLOCK_MONOTONIC);
-            } else if (sleepers.size() == clients_.size() && nothing_runs()) {
+            } else if (sleepers_.size() == clients_.size() && nothing_runs()) {
                 end_sleep();
             } else if (clock_ns(CLOCK_MONOTONIC) - progress_ns >= kStuckNs) {
                 log(nullptr, "threads run, and no sleep has ended for %lld s: the earliest sleep ends",
@@ -425,12 +349,12 @@ bool server::serve_one(connection& c) {
         std::memcpy(&rq, buf, sizeof rq);
         // A request from a thread whose sleep is pending: a signal handler
         // interrupted the sleep. It ends now, with EINTR and the ns not slept.
-        if (auto it = sleepers.find(c.fd); it != sleepers.end()) {
+        if (auto it = sleepers_.find(c.fd); it != sleepers_.end()) {
             wire::reply woken{};
             woken.error = EINTR;
             woken.value = it->second > now_ps() ? (it->second - now_ps()) / 1000 : 0;
             woken.now_ps = c.seen_ps = now_ps();
-            sleepers.erase(it);
+            sleepers_.erase(it);
             log(&c, "sleep interrupted, %llu ns left", static_cast<unsigned long long>(woken.value));
             if (!send_reply(c.fd, woken, {})) return false;
         }
@@ -679,7 +603,7 @@ int server::sleep(connection& c, uint64_t ns) {
     const time_ps end = c.seen_ps + ns * 1000;
     log(&c, "sleep %llu ns", static_cast<unsigned long long>(ns));
     if (end <= now_ps()) return 0;
-    sleepers[c.fd] = end;
+    sleepers_[c.fd] = end;
     return kAsleep;
 }
 

@@ -108,6 +108,7 @@ private:
     channel_host channels_;
     std::map<uint32_t, std::vector<uint8_t>> platform_config_;  // bdf -> 4 KiB
     std::vector<connection> clients_;
+    std::map<int, time_ps> sleepers_;  // connection fd -> when its pending sleep ends (server.cpp: the virtual clock)
     const connection* current_ = nullptr;  // whose request is being answered (for diagnostics)
     bool ever_connected_ = false;
     bool rang_ = false;
