@@ -12,20 +12,30 @@
 
 namespace pmonsim::interpose {
 
-int open_fd(int& fd_, const char* socket_path, uint32_t tid, wire::machine* m) {
-    close_fd(fd_);
+namespace {
+
+// A connected socket in `fd`; 0 or an errno value (fd is then -1).
+int connect_to(int& fd, const char* socket_path) {
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     const size_t len = std::strlen(socket_path);
     if (len == 0 || len >= sizeof a.sun_path) return ENAMETOOLONG;
     std::memcpy(a.sun_path, socket_path, len + 1);
-    fd_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) return errno;
-    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+    fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0) return errno;
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
         const int e = errno;
-        close_fd(fd_);
+        close_fd(fd);
         return e;
     }
+    return 0;
+}
+
+}  // namespace
+
+int open_fd(int& fd_, const char* socket_path, uint32_t tid, wire::machine* m) {
+    close_fd(fd_);
+    if (const int e = connect_to(fd_, socket_path)) return e;
     wire::request rq{};
     rq.op = static_cast<uint32_t>(wire::op::hello);
     rq.value = uint64_t{wire::kVersion} << 32 | tid;
@@ -102,18 +112,7 @@ bool server_alive(int fd) {
 
 int open_link(server_link& l, const char* socket_path, uint32_t tid, wire::machine* m) {
     close_link(l);
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    const size_t len = std::strlen(socket_path);
-    if (len == 0 || len >= sizeof a.sun_path) return ENAMETOOLONG;
-    std::memcpy(a.sun_path, socket_path, len + 1);
-    l.fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (l.fd < 0) return errno;
-    if (::connect(l.fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
-        const int e = errno;
-        close_link(l);
-        return e;
-    }
+    if (const int e = connect_to(l.fd, socket_path)) return e;
     // The channel: a memfd handed over with the hello.
     const int mfd = static_cast<int>(::syscall(SYS_memfd_create, "pmonsim-channel", MFD_CLOEXEC));
     if (mfd >= 0 && ::ftruncate(mfd, sizeof(wire::channel)) == 0) {
@@ -124,19 +123,11 @@ int open_link(server_link& l, const char* socket_path, uint32_t tid, wire::machi
     rq.op = static_cast<uint32_t>(wire::op::hello);
     rq.value = uint64_t{wire::kVersion} << 32 | tid;
     iovec iov{&rq, sizeof rq};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    wire::one_descriptor room;
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
-    if (l.ch) {
-        msg.msg_control = control;
-        msg.msg_controllen = sizeof control;
-        cmsghdr* c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(c), &mfd, sizeof mfd);
-    }
+    if (l.ch) wire::attach_descriptor(msg, room, mfd);
     ssize_t n;
     do n = ::sendmsg(l.fd, &msg, MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);

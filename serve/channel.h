@@ -20,12 +20,14 @@
 // sleeping; the client bumps `request_seq` and then reads `spinning`.
 #pragma once
 #include <linux/futex.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 
 #include "serve/protocol.h"
 
@@ -53,5 +55,21 @@ inline long futex(std::atomic<uint32_t>* word, int op, uint32_t value, const tim
 }
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
+
+// Room for one descriptor passed with a message (the channel's memfd at
+// hello, the server's page in its reply).
+struct one_descriptor {
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+};
+// Attaches descriptor `fd` to message `m` (SCM_RIGHTS), in `room`.
+inline void attach_descriptor(msghdr& m, one_descriptor& room, int fd) {
+    m.msg_control = room.control;
+    m.msg_controllen = sizeof room.control;
+    cmsghdr* c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+}
 
 }  // namespace pmonsim::wire

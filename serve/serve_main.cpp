@@ -20,6 +20,7 @@
 #include <memory>
 #include <systemc>
 
+#include "cli_status.h"
 #include "model_options.h"
 #include "replay.h"
 #include "report.h"
@@ -30,12 +31,6 @@ namespace po = boost::program_options;
 using namespace pmonsim;
 
 namespace {
-
-constexpr int kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitStrict = 3;
-
-struct bad_input : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct options {
     bool exec = false;

@@ -69,16 +69,8 @@ bool send_reply(int fd, const wire::reply& rp, const std::vector<uint8_t>& out, 
     msghdr m{};
     m.msg_iov = iov;
     m.msg_iovlen = out.empty() ? 1 : 2;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    if (pass >= 0) {
-        m.msg_control = control;
-        m.msg_controllen = sizeof control;
-        cmsghdr* c = CMSG_FIRSTHDR(&m);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(c), &pass, sizeof pass);
-    }
+    wire::one_descriptor room;
+    if (pass >= 0) wire::attach_descriptor(m, room, pass);
     return ::sendmsg(fd, &m, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof rp + out.size());
 }
 

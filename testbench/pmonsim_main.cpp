@@ -15,6 +15,7 @@
 #include <systemc>
 
 #include "driver/script/script.h"
+#include "cli_status.h"
 #include "model_options.h"
 #include "replay.h"
 #include "report.h"
@@ -27,12 +28,6 @@ namespace po = boost::program_options;
 using namespace pmonsim;
 
 namespace {
-
-constexpr int kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitStrict = 3;
-
-struct bad_input : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct run_options {
     uncore_config cfg;
