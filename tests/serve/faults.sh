@@ -83,6 +83,16 @@ out=$(timeout 20 "$pmonsim" exec --connect "$sock" -- true 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "cannot reach pmonsim serve at $sock" <<<"$out" || fail "client without a server: rc $rc, '$out'"
 grep -q "^0,ubox,0,0x00400000," "$work/report.csv" && grep -q "^1,ubox,1,0x00400001," "$work/report.csv" || fail "no report of the clients' writes after SIGTERM"
 
+# --exit-when-idle: the server ends by itself once its last client has gone, with its report.
+"$pmonsim" serve --socket "$sock" --exit-when-idle --report csv --report-file "$work/idle.csv" &
+server=$!
+for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+client wrmsr -p 0 0xc10 0x400042 || fail "client of the idle-ending server"
+for _ in $(seq 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$server" 2>/dev/null && fail "--exit-when-idle: the server is still running"
+wait "$server" || fail "--exit-when-idle: the server failed"; server=
+grep -q "^0,ubox,0,0x00400042," "$work/idle.csv" || fail "--exit-when-idle: no report of the client's write"
+
 # A tool's mistake (a reserved bit written) is diagnosed: exit 3 with --strict.
 timeout 20 "$pmonsim" exec --strict --report none -- setpci -s ff:08.2 d8.L=00080000; rc=$?
 [ $rc = 3 ] || fail "--strict gave $rc"
