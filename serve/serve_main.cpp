@@ -305,7 +305,7 @@ int sc_main(int argc, char** argv) {
             std::cerr << me << ": " << srv.error() << "\n";
             return kExitInternal;
         }
-        if (log && std::fflush(log.get()) != 0) {
+        if (log && (std::fflush(log.get()) != 0 || std::ferror(log.get()))) {
             std::cerr << me << ": cannot write the log " << o.log_file << "\n";
             return kExitInternal;
         }

@@ -476,6 +476,10 @@ wire::reply server::handle(connection& c, const wire::request& rq, const uint8_t
         case wire::op::pci_dump: rp.error = pci_dump(rq.a, rq.b, rq.size, out); return rp;
         case wire::op::pci_block_write: {
             if (rq.size != payload_size) break;
+            if (rq.b > 4096 || rq.size > 4096 - rq.b) {
+                rp.error = EINVAL;
+                return rp;
+            }
             // A write() of a configuration file: naturally aligned pieces of at most 4 bytes, as the kernel does.
             for (uint32_t off = rq.b, end = rq.b + rq.size; off < end;) {
                 unsigned sz = (off % 4 == 0 && end - off >= 4) ? 4 : (off % 2 == 0 && end - off >= 2) ? 2 : 1;
