@@ -1,5 +1,6 @@
 #include "interpose/client.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -14,6 +15,10 @@ namespace pmonsim::interpose {
 
 namespace {
 
+// Connections take the lowest free descriptor from here (below the usual
+// soft limit of 1024; where the limit is lower, wherever the kernel puts it).
+constexpr int kConnectionFdBase = 700;
+
 // A connected socket in `fd`; 0 or an errno value (fd is then -1).
 int connect_to(int& fd, const char* socket_path) {
     sockaddr_un a{};
@@ -23,6 +28,12 @@ int connect_to(int& fd, const char* socket_path) {
     std::memcpy(a.sun_path, socket_path, len + 1);
     fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd < 0) return errno;
+    // Out of the way of the program's own descriptors: a shell's `exec 3>f`
+    // or a program's dup2 onto a low number must not land on the connection.
+    if (const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, kConnectionFdBase); high >= 0) {
+        ::syscall(SYS_close, fd);
+        fd = high;
+    }
     if (::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
         const int e = errno;
         close_fd(fd);
