@@ -136,11 +136,9 @@ EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_act
 }
 
 // --- the kernel's perf interface ------------------------------------------------------
-// The served machine's kernel has no hardware PMU driver (its uncore is
-// reached through the msr driver and PCI configuration space only, and
-// /sys/bus/event_source lists no "cpu" PMU), so perf_event_open of a hardware,
-// cache or raw event, or of a PMU type it does not list, fails with ENOENT as
-// such a kernel's does; software and tracepoint events are the host kernel's.
+// glibc has no perf_event_open: programs call syscall(). The served machine's
+// uncore PMUs, and ENOENT for a type it does not list (it has no core PMU),
+// are preload_perf.cpp's; software and tracepoint events are the host kernel's.
 
 EXPORT long syscall(long number, ...) {
     va_list ap;
@@ -149,10 +147,11 @@ EXPORT long syscall(long number, ...) {
     for (long& x : a) x = va_arg(ap, long);
     va_end(ap);
     if (g_active && number == SYS_perf_event_open && a[0]) {
-        uint32_t type;
-        memcpy(&type, reinterpret_cast<const void*>(a[0]), sizeof type);  // perf_event_attr.type
-        if (type != 1 /* PERF_TYPE_SOFTWARE */ && type != 2 /* TRACEPOINT */ && type != 5 /* BREAKPOINT */)
-            return fail(ENOENT);
+        bool handled = false;
+        // pid, cpu and group_fd are ints: the upper halves of their registers are undefined.
+        const long r = perf_open(reinterpret_cast<const void*>(a[0]), static_cast<int>(a[1]), static_cast<int>(a[2]),
+                                 static_cast<int>(a[3]), static_cast<unsigned long>(a[4]), handled);
+        if (handled) return r;
     }
     return REAL(syscall, long (*)(long, ...))(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

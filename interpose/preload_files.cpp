@@ -342,6 +342,7 @@ EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t off) {
 EXPORT ssize_t read(int fd, void* buf, size_t n) {
     const live_file f = live_of(fd);
     if (f.kind != live_file::none) return live_stream(fd, f, false, buf, n);
+    if (perf_served(fd)) return perf_read(fd, buf, n);
     return REAL(read, ssize_t(*)(int, void*, size_t))(fd, buf, n);
 }
 EXPORT ssize_t write(int fd, const void* buf, size_t n) {
@@ -378,21 +379,33 @@ EXPORT off64_t lseek64(int fd, off64_t off, int whence) {
 }
 EXPORT int close(int fd) {
     forget(fd);
+    perf_close(fd);
     return REAL(close, int (*)(int))(fd);
 }
 EXPORT int dup(int fd) {
     const int r = REAL(dup, int (*)(int))(fd);
-    if (r >= 0) copy_entry(fd, r);
+    if (r >= 0) {
+        copy_entry(fd, r);
+        perf_dup(fd, r);
+    }
     return r;
 }
 EXPORT int dup2(int fd, int to) {
     const int r = REAL(dup2, int (*)(int, int))(fd, to);
-    if (r >= 0 && r != fd) copy_entry(fd, r);
+    if (r >= 0 && r != fd) {
+        perf_close(r);  // (what `to` was is closed)
+        copy_entry(fd, r);
+        perf_dup(fd, r);
+    }
     return r;
 }
 EXPORT int dup3(int fd, int to, int flags) {
     const int r = REAL(dup3, int (*)(int, int, int))(fd, to, flags);
-    if (r >= 0) copy_entry(fd, r);
+    if (r >= 0) {
+        perf_close(r);  // (what `to` was is closed)
+        copy_entry(fd, r);
+        perf_dup(fd, r);
+    }
     return r;
 }
 EXPORT int fcntl(int fd, int cmd, ...) {
@@ -401,7 +414,10 @@ EXPORT int fcntl(int fd, int cmd, ...) {
     const long arg = va_arg(ap, long);
     va_end(ap);
     const int r = REAL(fcntl, int (*)(int, int, ...))(fd, cmd, arg);
-    if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) copy_entry(fd, r);
+    if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) {
+        copy_entry(fd, r);
+        perf_dup(fd, r);
+    }
     return r;
 }
 

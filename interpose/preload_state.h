@@ -78,6 +78,14 @@ void note(const char* text);
 // errno = e, and -1.
 ssize_t fail(int e);
 
+// --- the kernel's perf interface (preload_perf.cpp) ---
+// perf_event_open's arguments; `handled` false: the host kernel's (software events).
+long perf_open(const void* attr, long pid, long cpu, long group_fd, unsigned long flags, bool& handled);
+bool perf_served(int fd);  // a descriptor of a served perf event
+ssize_t perf_read(int fd, void* buf, size_t n);
+void perf_close(int fd);
+void perf_dup(int from, int to);
+
 // --- CPUs (preload_cpus.cpp) ---
 extern pthread_t g_main_thread;
 // The CPU the calling thread runs on: the lowest of its affinity (CPU 0 when unset).

@@ -11,6 +11,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "serve/perf_pmu.h"
+
 namespace pmonsim::serve {
 
 namespace {
@@ -349,11 +351,19 @@ void machine_view::write_tree(const std::string& root) const {
     mcfg[9] = static_cast<char>(-sum);  // checksum: the table sums to 0
     w.file("sys/firmware/acpi/tables/MCFG", mcfg, 0400);
 
-    // The kernel's perf PMUs: the software ones only. The machine has no
-    // hardware PMU driver (the interposer answers perf_event_open of a
-    // hardware event with ENOENT), so no "cpu" or "uncore_*" directory.
+    // The kernel's perf PMUs: the software ones, and the uncore driver's
+    // boxes (serve/perf_pmu.h), each counted on the first CPU of every socket.
+    // No "cpu" PMU: the core PMU is not modeled (the interposer answers its
+    // events with ENOENT).
     for (const auto& [pmu, type] : {std::pair{"software", 1}, {"tracepoint", 2}, {"breakpoint", 5}})
         w.file(std::string("sys/bus/event_source/devices/") + pmu + "/type", std::to_string(type) + "\n", 0444);
+    std::vector<unsigned> firsts;
+    for (unsigned s = 0; s < sockets; ++s) firsts.push_back(s * per);
+    for (const presented_pmu& p : presented_pmus(sys_)) {
+        for (const auto& [rel, content] : pmu_files(p, cpu_list(firsts)))
+            w.file("sys/devices/" + p.name + "/" + rel, content, 0444);
+        w.link("sys/bus/event_source/devices/" + p.name, "../../../devices/" + p.name);
+    }
 
     // Kernel settings the tools read or write: written here, never the host's.
     w.file("proc/sys/kernel/nmi_watchdog", "1\n");

@@ -12,7 +12,7 @@
 
 namespace pmonsim::wire {
 
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 
 enum class op : uint32_t {
     hello = 1,       // value: the client's tid; first request of a connection
@@ -25,7 +25,27 @@ enum class op : uint32_t {
     now = 8,         // nothing: just the time
     note = 9,        // payload: one line for the log (e.g. what the interposer patched)
     pci_block_write = 10,  // a: bdf, b: offset, payload: bytes (write() of a config file)
+    perf_open = 11,   // payload: perf_attr; reply value: the event's id
+    perf_read = 12,   // a/b: id low/high; reply payload: 3 x u64 (count, ns enabled, ns running)
+    perf_ctl = 13,    // a/b: id low/high, value: perf_ctl
+    perf_close = 14,  // a/b: id low/high
 };
+
+// perf_ctl's value: what PERF_EVENT_IOC_ENABLE, _DISABLE and _RESET ask.
+enum class perf_ctl : uint32_t { enable = 1, disable = 2, reset = 3 };
+
+// What perf_event_open's arguments say that the server needs (the
+// interposer keeps read_format and the descriptor).
+struct perf_attr {
+    uint32_t type;
+    int32_t pid, cpu;
+    uint32_t reserved;
+    uint64_t config, config1, config2;
+    uint64_t sample_period;  // (or sample_freq)
+    uint64_t flags;          // the attribute's bit fields (disabled is bit 0)
+    uint64_t group;          // the group leader's id (group_fd's event); 0: none
+};
+static_assert(sizeof(perf_attr) == 64);
 
 // bdf as in the request: bus << 8 | dev << 3 | fn (PCI domain 0 only).
 constexpr uint32_t bdf(unsigned bus, unsigned dev, unsigned fn) { return bus << 8 | dev << 3 | fn; }

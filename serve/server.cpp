@@ -165,6 +165,8 @@ void server::run() {
         target_ = std::make_unique<sim_target>(sys_, [this](time_ps until) {
             return rep_ ? rep_->feed(until) : ~time_ps{0};
         });
+        perf_ = std::make_unique<perf_counters>(sys_, *target_, sys_.config().cpus_per_socket,
+                                                [this](const std::string& s) { log(current_, "%s", s.c_str()); });
         if (::pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
         struct sigaction sa {};
         sa.sa_handler = on_signal;
@@ -259,6 +261,10 @@ void server::run() {
                 if (fds[2 + i].revents && !serve_one(clients_[i])) gone.push_back(i);
             for (size_t k = gone.size(); k-- > 0;) {
                 log(&clients_[gone[k]], "disconnected");
+                const pid_t pid = clients_[gone[k]].pid;
+                size_t same = 0;  // the process's other connections
+                for (const auto& o : clients_) same += o.pid == pid;
+                if (same == 1 && perf_) perf_->release(pid, now_ps());  // its perf events close with it
                 sleepers_.erase(clients_[gone[k]].fd);
                 channel_host::unmap(clients_[gone[k]].ch);
                 ::close(clients_[gone[k]].fd);
@@ -448,6 +454,7 @@ wire::reply server::handle(connection& c, const wire::request& rq, const uint8_t
         return rp;
     }
     keep_wall_clock();
+    if (perf_) perf_->poll(now_ps());  // (the uncore driver's timer: no counter wrap goes unseen)
     switch (op) {
         case wire::op::hello: {
             if (rq.value >> 32 != wire::kVersion) {
@@ -492,6 +499,12 @@ wire::reply server::handle(connection& c, const wire::request& rq, const uint8_t
         }
         case wire::op::sleep: rp.error = sleep(c, rq.value); return rp;
         case wire::op::now: return rp;
+        case wire::op::perf_open:
+        case wire::op::perf_read:
+        case wire::op::perf_ctl:
+        case wire::op::perf_close:
+            if (perf(c, rq, payload, payload_size, rp, out) == EBADMSG) break;
+            return rp;
         case wire::op::note:
             if (rq.size != payload_size) break;
             log(&c, "%.*s", static_cast<int>(payload_size), reinterpret_cast<const char*>(payload));
@@ -587,6 +600,34 @@ int server::pci_dump(uint32_t bdf, uint32_t offset, uint32_t size, std::vector<u
     }
     out.assign(space.begin() + offset, space.begin() + offset + size);
     return 0;
+}
+
+// perf_event_open and the calls on its descriptor (serve/perf_pmu.h).
+int server::perf(connection& c, const wire::request& rq, const uint8_t* payload, size_t payload_size,
+                 wire::reply& rp, std::vector<uint8_t>& out) {
+    const uint64_t id = uint64_t{rq.b} << 32 | rq.a;
+    if (!perf_) return rp.error = EIO;  // (not running: no model to program)
+    switch (static_cast<wire::op>(rq.op)) {
+        case wire::op::perf_open: {
+            wire::perf_attr a{};
+            if (rq.size != sizeof a || payload_size != sizeof a) return EBADMSG;
+            std::memcpy(&a, payload, sizeof a);
+            rp.error = perf_->open(a, c.pid, now_ps(), rp.value);
+            if (rp.error)
+                log(&c, "perf_event_open type %u cpu %d pid %d config 0x%llx: %s", a.type, a.cpu, a.pid,
+                    static_cast<unsigned long long>(a.config), std::strerror(rp.error));
+            break;
+        }
+        case wire::op::perf_read: {
+            uint64_t v[3] = {};
+            rp.error = perf_->read(id, now_ps(), v);
+            if (!rp.error) out.assign(reinterpret_cast<uint8_t*>(v), reinterpret_cast<uint8_t*>(v) + sizeof v);
+            break;
+        }
+        case wire::op::perf_ctl: rp.error = perf_->control(id, static_cast<uint32_t>(rq.value), now_ps()); break;
+        default: rp.error = perf_->close(id, now_ps()); break;
+    }
+    return rp.error;
 }
 
 int server::sleep(connection& c, uint64_t ns) {

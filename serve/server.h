@@ -23,6 +23,7 @@
 #include "replay.h"
 #include "serve/channel_host.h"
 #include "serve/machine_view.h"
+#include "serve/perf_pmu.h"
 #include "serve/platform.h"
 #include "serve/protocol.h"
 #include "sim_target.h"
@@ -94,6 +95,8 @@ private:
     int pci(connection& c, bool write, uint32_t bdf, uint32_t offset, unsigned size, uint64_t& value);
     int pci_dump(uint32_t bdf, uint32_t offset, uint32_t size, std::vector<uint8_t>& out);
     int sleep(connection& c, uint64_t ns);
+    int perf(connection& c, const wire::request& rq, const uint8_t* payload, size_t payload_size,
+             wire::reply& rp, std::vector<uint8_t>& out);
     uint8_t* platform_config(const presented_function& f);
     void log(const connection* c, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -104,6 +107,7 @@ private:
     std::string root_;
     serve_options o_;
     std::unique_ptr<sim_target> target_;
+    std::unique_ptr<perf_counters> perf_;  // perf_event_open's uncore events (serve/perf_pmu.h)
     platform_msr_file msrs_;
     channel_host channels_;
     std::map<uint32_t, std::vector<uint8_t>> platform_config_;  // bdf -> 4 KiB

@@ -1,0 +1,467 @@
+#include "serve/perf_pmu.h"
+
+#include <cerrno>
+#include <cstdio>
+
+namespace pmonsim::serve {
+
+namespace {
+
+constexpr uint64_t kEnable = 1ull << 22;      // a counter control's en
+constexpr uint32_t kBoxFreeze = 1u << 8;      // BOX_CTL.frz
+// The driver's box init: reset controls and counters, obey freeze
+// (SNBEP_PMON_BOX_CTL_INT, and IVBEP_PMON_BOX_CTL_INT which is the same).
+constexpr uint32_t kBoxInit = 1u << 0 | 1u << 1 | 1u << 16;
+constexpr uint64_t kFixedEvent = 0xff;        // UNCORE_FIXED_EVENT
+constexpr uint64_t kPollPs = 60'000'000'000'000ull;  // the driver's hrtimer: 60 s
+// perf_event_attr bit fields the uncore driver refuses: exclude_user,
+// _kernel, _hv, _idle (bits 4-7), exclude_host, _guest (19, 20); freq (10).
+constexpr uint64_t kExcludeBits = 0xF0ull | 1ull << 19 | 1ull << 20;
+constexpr uint64_t kFreqBit = 1ull << 10;
+
+std::string range(unsigned lo, unsigned hi) {
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+}
+
+std::string no_underscores(std::string s) {
+    std::string o;
+    for (char c : s)
+        if (c != '_') o += c;
+    return o;
+}
+
+// The kernel's format names for the counter control fields.
+const char* format_name(const std::string& field) {
+    if (field == "ev_sel") return "event";
+    if (field == "umask") return "umask";
+    if (field == "edge_det") return "edge";
+    if (field == "invert") return "inv";
+    if (field == "thresh") return "thresh";
+    return nullptr;
+}
+
+const register_def* with_role(const register_table& t, reg_role role, unsigned index = 0) {
+    for (const auto& r : t.regs)
+        if (r.role == role && r.index == index) return &r;
+    return nullptr;
+}
+
+unsigned width_of(const register_def& ctr) {
+    for (const auto& f : ctr.fields)
+        if (f.name == "event_count") return f.hi + 1u;
+    return 48;
+}
+
+// Counters, controls, event mask and format of a box from its table.
+void describe_box(presented_pmu& p, const register_table& t) {
+    for (unsigned i = 0; const register_def* c = with_role(t, reg_role::ctl, i); ++i) {
+        p.ctl.push_back(c->offset);
+        const register_def* r = with_role(t, reg_role::ctr, i);
+        p.ctr.push_back(r ? r->offset : 0);
+        if (r) p.ctr_bits = width_of(*r);
+    }
+    if (const register_def* b = with_role(t, reg_role::box_ctl)) p.box_ctl = b->offset;
+    if (const register_def* f = with_role(t, reg_role::fixed_ctl)) p.fixed_ctl = f->offset;
+    if (const register_def* f = with_role(t, reg_role::fixed_ctr)) {
+        p.fixed_ctr = f->offset;
+        p.fixed_bits = width_of(*f);
+    }
+    const register_def& ctl0 = *with_role(t, reg_role::ctl, 0);
+    bool ext = false;
+    for (const auto& f : ctl0.fields) ext |= f.name == "ev_sel_ext";
+    for (const auto& f : ctl0.fields) {
+        const bool is_ext = f.name == "ev_sel_ext";
+        const char* name = format_name(f.name);
+        if (!name && !is_ext) continue;
+        p.event_mask |= ((f.hi == 63 ? ~0ull : (1ull << (f.hi + 1)) - 1) >> f.lo) << f.lo;
+        if (!name) continue;
+        std::string spec = "config:" + range(f.lo, f.hi);
+        if (f.name == "ev_sel" && ext) spec += ",21";  // Linux's event_ext: one name for both selects
+        p.formats.push_back({name, spec});
+    }
+}
+
+// QPI packet match/mask: config1 is MATCH1:MATCH0, config2 MASK1:MASK0 (Linux's layout).
+void describe_filter(presented_pmu& p, const register_table& t) {
+    const register_def* m0 = with_role(t, reg_role::pkt_match0);
+    const register_def* m1 = with_role(t, reg_role::pkt_match1);
+    const register_def* k0 = with_role(t, reg_role::pkt_mask0);
+    if (!m0 || !m1 || !k0) return;
+    p.match0 = m0->offset;
+    p.mask0 = k0->offset;
+    for (const auto& [prefix, config] : {std::pair{"match", "config1"}, {"mask", "config2"}}) {
+        for (const auto& [r, base] : {std::pair<const register_def*, unsigned>{m0, 0u}, {m1, 32u}})
+            for (const auto& f : r->fields)
+                if (f.a != attr::rv)
+                    p.formats.push_back({std::string(prefix) + "_" + no_underscores(f.name),
+                                         std::string(config) + ":" + range(f.lo + base, f.hi + base)});
+        p.formats.push_back({std::string(prefix) + "0", std::string(config) + ":0-31"});
+        p.formats.push_back({std::string(prefix) + "1", std::string(config) + ":32-63"});
+    }
+}
+
+}  // namespace
+
+std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
+    std::vector<presented_pmu> out;
+    uncore_socket& s = sys.socket(0);
+    uint32_t type = kFirstUncoreType;
+    if (with_role(s.msr_table(), reg_role::ctl)) {
+        presented_pmu p;
+        p.name = "uncore_ubox";
+        p.type = type++;
+        p.kind = box_kind::ubox;
+        p.msr = true;
+        describe_box(p, s.msr_table());
+        out.push_back(p);
+    }
+    for (const auto& f : s.pci_functions()) {
+        if (!with_role(f.table, reg_role::ctl)) continue;
+        presented_pmu p;
+        // A box of several ("qpi0") is "uncore_qpi_0", as the driver names a type's boxes.
+        std::string n = f.box_name;
+        size_t d = n.size();
+        while (d > 0 && n[d - 1] >= '0' && n[d - 1] <= '9') --d;
+        p.name = "uncore_" + n.substr(0, d) + (d < n.size() ? "_" + n.substr(d) : "");
+        p.type = type++;
+        p.kind = n.substr(0, d) == "qpi" ? box_kind::qpi : box_kind::r2pcie;
+        p.msr = false;
+        p.dev = f.dev;
+        p.fn = f.fn;
+        describe_box(p, f.table);
+        for (const auto& g : s.pci_functions())
+            if (g.dev == f.dev && with_role(g.table, reg_role::pkt_match0)) {
+                p.filter_dev = static_cast<int>(g.dev);
+                p.filter_fn = static_cast<int>(g.fn);
+                describe_filter(p, g.table);
+            }
+        out.push_back(p);
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> pmu_files(const presented_pmu& p, const std::string& cpumask) {
+    std::vector<std::pair<std::string, std::string>> f;
+    f.push_back({"type", std::to_string(p.type) + "\n"});
+    f.push_back({"cpumask", cpumask + "\n"});
+    f.push_back({"perf_event_mux_interval_ms", "0\n"});
+    for (const auto& x : p.formats) f.push_back({"format/" + x.name, x.spec + "\n"});
+    return f;
+}
+
+// --- counting --------------------------------------------------------------------
+
+perf_counters::perf_counters(uncore_system& sys, driver::target& t, unsigned cpus_per_socket, log_fn log)
+    : sys_(sys), t_(t), cpus_per_socket_(cpus_per_socket), log_(std::move(log)), pmus_(presented_pmus(sys)) {}
+
+// The driver's register accesses, logged like a tool's (on the socket's first CPU, or its PMON function).
+bool perf_counters::reg_read(const presented_pmu& p, unsigned socket, uint32_t reg, unsigned size, uint64_t& v) {
+    bool ok;
+    if (p.msr) {
+        ok = t_.msr_read(socket * cpus_per_socket_, reg, v);
+    } else {
+        const driver::pci_address a{0, static_cast<uint8_t>(sys_.config().bus_of(socket)),
+                                    static_cast<uint8_t>(p.dev), static_cast<uint8_t>(p.fn)};
+        ok = t_.pci_read(a, reg, size, v);
+    }
+    access_log(p, socket, false, reg, size, v);
+    return ok;
+}
+
+void perf_counters::reg_write(const presented_pmu& p, unsigned socket, uint32_t reg, unsigned size, uint64_t v) {
+    if (p.msr) {
+        t_.msr_write(socket * cpus_per_socket_, reg, v);
+    } else {
+        const driver::pci_address a{0, static_cast<uint8_t>(sys_.config().bus_of(socket)),
+                                    static_cast<uint8_t>(p.dev), static_cast<uint8_t>(p.fn)};
+        t_.pci_write(a, reg, size, v);
+    }
+    access_log(p, socket, true, reg, size, v);
+}
+
+void perf_counters::access_log(const presented_pmu& p, unsigned socket, bool write, uint32_t reg, unsigned size,
+                               uint64_t v) {
+    char line[128];
+    if (p.msr)
+        std::snprintf(line, sizeof line, "perf: %s cpu %u 0x%x %s 0x%llx", write ? "wrmsr" : "rdmsr",
+                      socket * cpus_per_socket_, reg, write ? "<-" : "->", static_cast<unsigned long long>(v));
+    else
+        std::snprintf(line, sizeof line, "perf: config %s %02x:%02x.%u 0x%x/%u %s 0x%llx", write ? "write" : "read",
+                      sys_.config().bus_of(socket), p.dev, p.fn, reg, size, write ? "<-" : "->",
+                      static_cast<unsigned long long>(v));
+    log_(line);
+}
+
+// The driver's disable_box/enable_box: a read-modify-write of BOX_CTL.frz
+// (the UBox has no box control: nothing).
+void perf_counters::freeze(const presented_pmu& p, unsigned socket, bool on) {
+    if (!p.box_ctl) return;
+    uint64_t v = 0;
+    reg_read(p, socket, p.box_ctl, 4, v);
+    v = on ? v | kBoxFreeze : v & ~uint64_t{kBoxFreeze};
+    reg_write(p, socket, p.box_ctl, 4, v);
+}
+
+uint64_t perf_counters::read_counter(const event& e) {
+    const presented_pmu& p = pmus_[e.pmu];
+    uint64_t v = 0;
+    if (e.slot == -2) {
+        reg_read(p, e.socket, p.fixed_ctr, 8, v);
+    } else if (p.msr) {
+        reg_read(p, e.socket, p.ctr[e.slot], 8, v);
+    } else {  // two dwords, low then high, as the driver reads them
+        uint64_t lo = 0, hi = 0;
+        reg_read(p, e.socket, p.ctr[e.slot], 4, lo);
+        reg_read(p, e.socket, p.ctr[e.slot] + 4, 4, hi);
+        v = (hi & 0xFFFFFFFF) << 32 | (lo & 0xFFFFFFFF);
+    }
+    return v;
+}
+
+// The delta since the last read, in the counter's width (a wrap is a small delta).
+void perf_counters::update(event& e) {
+    if (e.slot == -1) return;
+    const presented_pmu& p = pmus_[e.pmu];
+    const unsigned shift = 64 - (e.slot == -2 ? p.fixed_bits : p.ctr_bits);
+    const uint64_t now = read_counter(e);
+    e.count += ((now << shift) - (e.prev << shift)) >> shift;
+    e.prev = now;
+}
+
+void perf_counters::settle_times(event& e, uint64_t now_ps) {
+    if (e.enabled) e.enabled_ps += now_ps - e.since_ps;
+    if (e.slot != -1) e.running_ps += now_ps - e.since_ps;
+    e.since_ps = now_ps;
+}
+
+// The lowest free counter the event may use (the catalog's counter mask), the
+// fixed counter (-2) for the fixed event, or -1.
+int perf_counters::pick(const event& e, uint32_t busy, bool fixed_busy) const {
+    const presented_pmu& p = pmus_[e.pmu];
+    if (e.fixed) return fixed_busy ? -1 : -2;
+    uint32_t allowed = (1u << p.ctl.size()) - 1;
+    const event_catalog& cat = catalog_for(p.kind, sys_.config().cpu);
+    if (auto i = cat.find(static_cast<uint8_t>(e.config & 0xff), (e.config >> 21) & 1))
+        allowed &= cat.events()[*i].counters;
+    for (unsigned i = 0; i < p.ctl.size(); ++i)
+        if ((allowed >> i & 1) && !(busy >> i & 1)) return static_cast<int>(i);
+    return -1;
+}
+
+// Puts events of one box (a group, or one event) on counters, all or none,
+// as the kernel schedules a group; with no room they stay enabled, not running.
+void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
+    if (es.empty()) return;
+    const presented_pmu& p = pmus_[es[0]->pmu];
+    const unsigned socket = es[0]->socket;
+    box_state& b = boxes_[{es[0]->pmu, socket}];
+    uint32_t busy = b.busy;
+    bool fixed_busy = b.fixed_busy;
+    uint64_t users = b.filter_users, c1 = b.config1, c2 = b.config2;
+    std::vector<int> slots;
+    for (const event* e : es) {
+        const int slot = pick(*e, busy, fixed_busy);
+        const bool filter_ok = !e->filter || users == 0 || (c1 == e->config1 && c2 == e->config2);
+        if (slot == -1 || !filter_ok) {
+            log_("perf: no counter free for the event on " + p.name + " socket " + std::to_string(socket) +
+                 ": enabled, not running");
+            for (event* x : es) settle_times(*x, now_ps);
+            return;
+        }
+        if (slot == -2) fixed_busy = true;
+        else busy |= 1u << slot;
+        if (e->filter) {
+            ++users;
+            c1 = e->config1;
+            c2 = e->config2;
+        }
+        slots.push_back(slot);
+    }
+    freeze(p, socket, true);
+    for (size_t k = 0; k < es.size(); ++k) {
+        event& e = *es[k];
+        settle_times(e, now_ps);
+        e.slot = slots[k];
+        e.prev = read_counter(e);
+        if (e.filter) {
+            // The packet match/mask registers, in the QPI port's filter function.
+            presented_pmu f = p;
+            f.dev = static_cast<unsigned>(p.filter_dev);
+            f.fn = static_cast<unsigned>(p.filter_fn);
+            reg_write(f, socket, p.match0, 4, e.config1 & 0xFFFFFFFF);
+            reg_write(f, socket, p.match0 + 4, 4, e.config1 >> 32);
+            reg_write(f, socket, p.mask0, 4, e.config2 & 0xFFFFFFFF);
+            reg_write(f, socket, p.mask0 + 4, 4, e.config2 >> 32);
+        }
+        if (e.slot == -2) reg_write(p, socket, p.fixed_ctl, 8, kEnable);
+        else reg_write(p, socket, p.ctl[e.slot], p.msr ? 8 : 4, e.config | kEnable);
+    }
+    freeze(p, socket, false);
+    b.busy = busy;
+    b.fixed_busy = fixed_busy;
+    b.filter_users = users;
+    b.config1 = c1;
+    b.config2 = c2;
+}
+
+// Takes running events of one box off their counters (they stay enabled).
+void perf_counters::halt(const std::vector<event*>& es, uint64_t now_ps) {
+    bool frozen = false;
+    for (event* ep : es) {
+        event& e = *ep;
+        settle_times(e, now_ps);
+        if (e.slot == -1) continue;
+        const presented_pmu& p = pmus_[e.pmu];
+        box_state& b = boxes_[{e.pmu, e.socket}];
+        if (!frozen) freeze(p, e.socket, true);
+        frozen = true;
+        if (e.slot == -2) reg_write(p, e.socket, p.fixed_ctl, 8, 0);
+        else reg_write(p, e.socket, p.ctl[e.slot], p.msr ? 8 : 4, e.config);
+        update(e);
+        if (e.slot == -2) b.fixed_busy = false;
+        else b.busy &= ~(1u << e.slot);
+        if (e.filter && b.filter_users) --b.filter_users;
+        e.slot = -1;
+    }
+    if (frozen) freeze(pmus_[es[0]->pmu], es[0]->socket, false);
+}
+
+// A group's events: its leader first, then its members in the order opened.
+std::vector<perf_counters::event*> perf_counters::group_of(uint64_t leader) {
+    std::vector<event*> g;
+    for (auto& [id, e] : events_)
+        if (id == leader || e.leader == leader) g.push_back(&e);
+    return g;
+}
+
+// ENABLE: a leader runs with its enabled members; a member runs once its leader does.
+void perf_counters::enable(uint64_t id, event& e, uint64_t now_ps) {
+    settle_times(e, now_ps);
+    e.enabled = true;
+    if (e.leader) {
+        auto l = events_.find(e.leader);
+        if (l != events_.end() && l->second.slot != -1) run({&e}, now_ps);
+        return;
+    }
+    std::vector<event*> g;
+    for (event* x : group_of(id))
+        if (x->enabled && x->slot == -1) g.push_back(x);
+    run(g, now_ps);
+}
+
+// DISABLE: a leader takes its whole group off the counters; a member only itself.
+void perf_counters::disable(uint64_t id, event& e, uint64_t now_ps) {
+    halt(e.leader ? std::vector<event*>{&e} : group_of(id), now_ps);
+    e.enabled = false;
+}
+
+int perf_counters::open(const wire::perf_attr& a, pid_t owner, uint64_t now_ps, uint64_t& id) {
+    unsigned pmu = 0;
+    while (pmu < pmus_.size() && pmus_[pmu].type != a.type) ++pmu;
+    if (pmu == pmus_.size()) return ENOENT;
+    const presented_pmu& p = pmus_[pmu];
+    const unsigned cpus = sys_.config().sockets * cpus_per_socket_;
+    // Uncore events count a socket, not a task; sampling and privilege-level
+    // filters have no meaning there (the driver's event_init refuses them).
+    if (a.pid != -1 || a.cpu < 0 || static_cast<unsigned>(a.cpu) >= cpus) return EINVAL;
+    if (a.sample_period || (a.flags & (kExcludeBits | kFreqBit))) return EINVAL;
+    event e{};
+    e.owner = owner;
+    e.pmu = pmu;
+    e.socket = static_cast<unsigned>(a.cpu) / cpus_per_socket_;  // (it counts on the socket's cpumask CPU)
+    e.fixed = a.config == kFixedEvent && p.fixed_ctl;
+    if (a.config == kFixedEvent && !p.fixed_ctl) return EINVAL;
+    e.config = e.fixed ? 0 : a.config & p.event_mask;
+    e.filter = p.filter_dev >= 0 && (e.config & 0xff) == 0x38;  // the QPI driver's hw_config: CTO_COUNT
+    e.config1 = e.filter ? a.config1 : 0;
+    e.config2 = e.filter ? a.config2 : 0;
+    e.since_ps = now_ps;
+    if (a.group) {
+        // A member joins a leader of the same box (the same PMU, counting the
+        // same socket), and the group must fit the box's counters.
+        auto l = events_.find(a.group);
+        if (l == events_.end() || l->second.leader || l->second.pmu != pmu || l->second.socket != e.socket)
+            return EINVAL;
+        unsigned general = e.fixed ? 0 : 1, fixed = e.fixed ? 1 : 0;
+        for (const event* x : group_of(a.group)) (x->fixed ? fixed : general) += 1;
+        if (general > p.ctl.size() || fixed > (p.fixed_ctl ? 1u : 0u)) return EINVAL;
+        e.leader = a.group;
+    }
+    box_state& b = boxes_[{pmu, e.socket}];
+    if (!b.initialized) {
+        b.initialized = true;
+        if (p.box_ctl) reg_write(p, e.socket, p.box_ctl, 4, kBoxInit);
+    }
+    id = next_id_++;
+    char line[160];
+    std::snprintf(line, sizeof line, "perf: open %s socket %u config 0x%llx -> event %llu", p.name.c_str(), e.socket,
+                  static_cast<unsigned long long>(e.config), static_cast<unsigned long long>(id));
+    log_(line);
+    event& in = events_.emplace(id, e).first->second;
+    if (!(a.flags & 1)) enable(id, in, now_ps);  // not disabled
+    return 0;
+}
+
+int perf_counters::read(uint64_t id, uint64_t now_ps, uint64_t out[3]) {
+    auto it = events_.find(id);
+    if (it == events_.end()) return EBADF;
+    event& e = it->second;
+    update(e);
+    settle_times(e, now_ps);
+    out[0] = e.count;
+    out[1] = e.enabled_ps / 1000;
+    out[2] = e.running_ps / 1000;
+    return 0;
+}
+
+int perf_counters::control(uint64_t id, uint32_t what, uint64_t now_ps) {
+    auto it = events_.find(id);
+    if (it == events_.end()) return EBADF;
+    event& e = it->second;
+    switch (static_cast<wire::perf_ctl>(what)) {
+        case wire::perf_ctl::enable:
+            if (!e.enabled) enable(id, e, now_ps);
+            return 0;
+        case wire::perf_ctl::disable:
+            if (e.enabled) disable(id, e, now_ps);
+            return 0;
+        case wire::perf_ctl::reset:
+            update(e);
+            e.count = 0;
+            return 0;
+    }
+    return EINVAL;
+}
+
+// A leader's members go on as events of their own, as the kernel leaves them.
+int perf_counters::close(uint64_t id, uint64_t now_ps) {
+    auto it = events_.find(id);
+    if (it == events_.end()) return EBADF;
+    event& e = it->second;
+    std::vector<event*> members;
+    if (!e.leader)
+        for (event* x : group_of(id))
+            if (x != &e) members.push_back(x);
+    halt(e.leader ? std::vector<event*>{&e} : group_of(id), now_ps);
+    events_.erase(it);
+    for (event* m : members) {
+        m->leader = 0;
+        if (m->enabled) run({m}, now_ps);
+    }
+    return 0;
+}
+
+void perf_counters::release(pid_t owner, uint64_t now_ps) {
+    std::vector<uint64_t> ids;
+    for (const auto& [id, e] : events_)
+        if (e.owner == owner) ids.push_back(id);
+    for (uint64_t id : ids) close(id, now_ps);
+}
+
+void perf_counters::poll(uint64_t now_ps) {
+    if (now_ps - last_poll_ps_ < kPollPs) return;
+    last_poll_ps_ = now_ps;
+    for (auto& [id, e] : events_) update(e);
+}
+
+}  // namespace pmonsim::serve
