@@ -137,8 +137,8 @@ EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_act
 
 // --- the kernel's perf interface ------------------------------------------------------
 // glibc has no perf_event_open: programs call syscall(). The served machine's
-// uncore PMUs, and ENOENT for a type it does not list (it has no core PMU),
-// are preload_perf.cpp's; software and tracepoint events are the host kernel's.
+// uncore and core PMUs, and ENOENT for a type it does not list, are
+// preload_perf.cpp's; software and tracepoint events are the host kernel's.
 
 EXPORT long syscall(long number, ...) {
     va_list ap;

@@ -1,10 +1,11 @@
 // libpmonsim-preload.so: the kernel's perf interface of the served machine.
 // perf_event_open of an uncore PMU it presents (/sys/bus/event_source) is
 // answered by the server, which programs the model's boxes as Linux's uncore
-// driver does (serve/perf_pmu.h); the program gets a real descriptor (an
-// eventfd) whose read(), ioctl() and close() go to that event. Software,
-// tracepoint and breakpoint events stay the host kernel's; any other type is
-// the server's to refuse (ENOENT: the core PMU is not modeled).
+// driver does (serve/perf_pmu.h), and so is an event of its core PMU ("cpu":
+// hardware, hardware-cache and raw types; serve/core_pmu.h). The program gets
+// a real descriptor (an eventfd) whose read(), ioctl() and close() go to that
+// event. Software, tracepoint and breakpoint events stay the host kernel's;
+// any other type is the server's to accept or refuse (ENOENT).
 #include <linux/perf_event.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -191,4 +192,16 @@ EXPORT int ioctl(int fd, unsigned long request, ...) {
     if (const int e = call(on_event(wire::op::perf_ctl, id, static_cast<uint64_t>(what)), rp))
         return static_cast<int>(fail(e));
     return 0;
+}
+
+// A program built with _FORTIFY_SOURCE reads through __read_chk, which calls
+// glibc's read inside glibc, past the read() above: a served event's read is
+// caught here as well (others are left to glibc, checks and all).
+extern "C" [[noreturn]] void __chk_fail();
+EXPORT ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
+    if (id_of(fd)) {
+        if (n > buflen) __chk_fail();
+        return perf_read(fd, buf, n);
+    }
+    return REAL(__read_chk, ssize_t (*)(int, void*, size_t, size_t))(fd, buf, n, buflen);
 }

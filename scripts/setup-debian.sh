@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-program-options-dev
           libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libpfm4-dev zlib1g-dev libcapstone-dev
-          gtkwave xvfb xauth x11-utils python3 pcm likwid msr-tools pciutils linux-perf)
+          gtkwave xvfb xauth x11-utils python3 pcm likwid msr-tools pciutils linux-perf papi-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,6 +11,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "serve/core_pmu.h"
 #include "serve/perf_pmu.h"
 
 namespace pmonsim::serve {
@@ -100,6 +101,12 @@ std::string cpu_mask(const std::vector<unsigned>& cpus, unsigned cpu_count) {
         if (i) out += ',';
     }
     return out;
+}
+
+// The core PMU, "cpu" (type 4): its small platform model is serve/core_pmu.h.
+static void write_core_pmu(tree_writer& w) {
+    for (const auto& [rel, content] : core_pmu_files()) w.file("sys/devices/cpu/" + rel, content, 0444);
+    w.link("sys/bus/event_source/devices/cpu", "../../../devices/cpu");
 }
 
 machine_view::machine_view(uncore_system& sys, uint64_t tsc_hz)
@@ -353,8 +360,6 @@ void machine_view::write_tree(const std::string& root) const {
 
     // The kernel's perf PMUs: the software ones, and the uncore driver's
     // boxes (serve/perf_pmu.h), each counted on the first CPU of every socket.
-    // No "cpu" PMU: the core PMU is not modeled (the interposer answers its
-    // events with ENOENT).
     for (const auto& [pmu, type] : {std::pair{"software", 1}, {"tracepoint", 2}, {"breakpoint", 5}})
         w.file(std::string("sys/bus/event_source/devices/") + pmu + "/type", std::to_string(type) + "\n", 0444);
     std::vector<unsigned> firsts;
@@ -364,6 +369,7 @@ void machine_view::write_tree(const std::string& root) const {
             w.file("sys/devices/" + p.name + "/" + rel, content, 0444);
         w.link("sys/bus/event_source/devices/" + p.name, "../../../devices/" + p.name);
     }
+    write_core_pmu(w);
 
     // Kernel settings the tools read or write: written here, never the host's.
     w.file("proc/sys/kernel/nmi_watchdog", "1\n");

@@ -100,6 +100,29 @@ void describe_filter(presented_pmu& p, const register_table& t) {
     }
 }
 
+// The driver's named events (its event_descs), by personality and box type.
+// Only snb-ep's QPI type has any: ivb-ep's QPI type, and every UBox and
+// R2PCIe type, define none, so their PMUs have no events/ directory. The
+// contents are the driver's strings, in the terms of the format/ fields
+// (event=0x102 sets the extra select bit through "config:0-7,21").
+struct event_alias {
+    cpu_model cpu;
+    box_kind kind;
+    const char* name;
+    const char* value;
+};
+constexpr event_alias kEventAliases[] = {
+    {cpu_model::snb_ep, box_kind::qpi, "clockticks", "event=0x14"},
+    {cpu_model::snb_ep, box_kind::qpi, "txl_flits_active", "event=0x00,umask=0x06"},
+    {cpu_model::snb_ep, box_kind::qpi, "drs_data", "event=0x102,umask=0x08"},
+    {cpu_model::snb_ep, box_kind::qpi, "ncb_data", "event=0x103,umask=0x04"},
+};
+
+void describe_events(presented_pmu& p, cpu_model cpu) {
+    for (const auto& a : kEventAliases)
+        if (a.cpu == cpu && a.kind == p.kind) p.events.push_back({a.name, a.value});
+}
+
 }  // namespace
 
 std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
@@ -113,6 +136,7 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
         p.kind = box_kind::ubox;
         p.msr = true;
         describe_box(p, s.msr_table());
+        describe_events(p, sys.config().cpu);
         out.push_back(p);
     }
     for (const auto& f : s.pci_functions()) {
@@ -135,6 +159,7 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
                 p.filter_fn = static_cast<int>(g.fn);
                 describe_filter(p, g.table);
             }
+        describe_events(p, sys.config().cpu);
         out.push_back(p);
     }
     return out;
@@ -146,6 +171,8 @@ std::vector<std::pair<std::string, std::string>> pmu_files(const presented_pmu& 
     f.push_back({"cpumask", cpumask + "\n"});
     f.push_back({"perf_event_mux_interval_ms", "0\n"});
     for (const auto& x : p.formats) f.push_back({"format/" + x.name, x.spec + "\n"});
+    // The driver prints an event's string without a newline (format/ files have one).
+    for (const auto& [name, value] : p.events) f.push_back({"events/" + name, value});
     return f;
 }
 
@@ -358,7 +385,7 @@ void perf_counters::disable(uint64_t id, event& e, uint64_t now_ps) {
 int perf_counters::open(const wire::perf_attr& a, pid_t owner, uint64_t now_ps, uint64_t& id) {
     unsigned pmu = 0;
     while (pmu < pmus_.size() && pmus_[pmu].type != a.type) ++pmu;
-    if (pmu == pmus_.size()) return ENOENT;
+    if (pmu == pmus_.size()) return core_pmu::serves(a.type) ? core_.open(a, owner, now_ps, id) : ENOENT;
     const presented_pmu& p = pmus_[pmu];
     const unsigned cpus = sys_.config().sockets * cpus_per_socket_;
     // Uncore events count a socket, not a task; sampling and privilege-level
@@ -403,6 +430,7 @@ int perf_counters::open(const wire::perf_attr& a, pid_t owner, uint64_t now_ps, 
 }
 
 int perf_counters::read(uint64_t id, uint64_t now_ps, uint64_t out[3]) {
+    if (core_pmu::owns(id)) return core_.read(id, now_ps, out);
     auto it = events_.find(id);
     if (it == events_.end()) return EBADF;
     event& e = it->second;
@@ -415,6 +443,7 @@ int perf_counters::read(uint64_t id, uint64_t now_ps, uint64_t out[3]) {
 }
 
 int perf_counters::control(uint64_t id, uint32_t what, uint64_t now_ps) {
+    if (core_pmu::owns(id)) return core_.control(id, what, now_ps);
     auto it = events_.find(id);
     if (it == events_.end()) return EBADF;
     event& e = it->second;
@@ -435,6 +464,7 @@ int perf_counters::control(uint64_t id, uint32_t what, uint64_t now_ps) {
 
 // A leader's members go on as events of their own, as the kernel leaves them.
 int perf_counters::close(uint64_t id, uint64_t now_ps) {
+    if (core_pmu::owns(id)) return core_.close(id, now_ps);
     auto it = events_.find(id);
     if (it == events_.end()) return EBADF;
     event& e = it->second;
@@ -452,6 +482,7 @@ int perf_counters::close(uint64_t id, uint64_t now_ps) {
 }
 
 void perf_counters::release(pid_t owner, uint64_t now_ps) {
+    core_.release(owner, now_ps);
     std::vector<uint64_t> ids;
     for (const auto& [id, e] : events_)
         if (e.owner == owner) ids.push_back(id);

@@ -1,6 +1,7 @@
 // The uncore PMUs a served machine's kernel presents through perf_event_open,
 // as Linux's uncore driver (arch/x86/events/intel/uncore_snbep.c) presents the
-// snb-ep and ivb-ep boxes: their sysfs descriptions (type, cpumask, format/),
+// snb-ep and ivb-ep boxes: their sysfs descriptions (type, cpumask, format/,
+// events/),
 // and counting events programmed into the model's registers the way that
 // driver programs them. Everything comes from the model's register tables:
 // a box with a counter control register is a PMU, its control fields are the
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "core/personality.h"
+#include "serve/core_pmu.h"
 #include "sc/uncore_system.h"
 #include "serve/protocol.h"
 #include "driver/target.h"
@@ -44,6 +47,7 @@ struct presented_pmu {
     uint32_t match0 = 0, mask0 = 0;        // filter registers (8 bytes each: two dwords)
     uint64_t event_mask = 0;               // control bits a config may set
     std::vector<pmu_format> formats;
+    std::vector<std::pair<std::string, std::string>> events;  // events/ aliases: name, contents
 };
 
 // The PMUs of the model's boxes, in a stable order with types from kFirstUncoreType.
@@ -109,6 +113,9 @@ private:
     unsigned cpus_per_socket_;
     log_fn log_;
     std::vector<presented_pmu> pmus_;
+    // The "cpu" PMU's events (serve/core_pmu.h), by the ids it gives.
+    core_pmu core_{sys_.config().sockets * cpus_per_socket_, identity_of(sys_.config().cpu).base_mhz,
+                   cpus_per_socket_ % 2 ? 8u : 4u, log_};
     std::map<uint64_t, event> events_;
     std::map<std::pair<unsigned, unsigned>, box_state> boxes_;  // (pmu, socket)
     uint64_t next_id_ = 1;

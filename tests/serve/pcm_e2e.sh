@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# Debian's Intel PCM, unmodified, under `pmonsim exec` on a 2-socket ivb-ep:
+# Debian's Intel PCM, unmodified, under `pmonsim exec` on a 2-socket ivb-ep,
+# in each of its modes: PCM_NO_PERF=1 (core PMU through the MSRs), the
+# default (core PMU through perf_event_open: the served "cpu" PMU, decisions.md
+# S19), and PCM_USE_UNCORE_PERF=1 (which asks for uncore_imc PMUs; the model
+# has no memory controller boxes, so pcm says perf is NOT present for the
+# uncore and programs the boxes itself, as in the other modes). In every mode
 # it must find both sockets and both QPI ports of each, measure one 10 ms
 # interval of simulated time, and print per-link QPI traffic that is the
 # model's count for that interval, through PCM's own formulas:
@@ -9,7 +14,8 @@
 # printed with PCM's unit_format (up to 9999 as is, then n/1000 "K", ...).
 # The trace puts known traffic on every link inside the interval (1..9 ms);
 # the model's counters (the report) must hold exactly that traffic, and PCM's
-# figures must be those counts.
+# figures must be those counts. Through perf, its core metrics must be the
+# core PMU model's: every CPU busy at the 2.8 GHz base clock with an IPC of 1.
 # Usage: pcm_e2e.sh PMONSIM
 set -uo pipefail
 pmonsim=$1
@@ -17,7 +23,12 @@ pcm=$(command -v pcm || echo /usr/sbin/pcm)
 [ -x "$pcm" ] || { echo "SKIP: pcm is not installed"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; [ -f "$work/out" ] && sed -n '/Processor information/,$p' "$work/out" | head -120; exit 1; }
+mode=""
+fail() {
+  echo "FAIL${mode:+ ($mode)}: $*"
+  [ -f "$work/out" ] && sed -n '/Processor information/,$p' "$work/out" | head -120
+  exit 1
+}
 
 # Traffic per link: "socket port dir class count"; DRS and NCB packets are 9
 # flits (8 data), HOM0 and SNP 1 flit. Each stream is spread evenly over
@@ -44,71 +55,101 @@ while read -r s p dir mc n; do
   else tx_flits[$s$p]=$(( tx_flits[$s$p] + n * size )); fi
 done < "$work/streams"
 
-timeout 300 "$pmonsim" exec --sockets 2 --trace "$work/qpi.csv" --log "$work/log" \
-  --report csv --report-file "$work/report.csv" -- env PCM_NO_PERF=1 "$pcm" 0.01 -i=1 -nc > "$work/out" 2>&1
-rc=$?
-[ $rc -eq 0 ] || fail "pmonsim exec ... pcm exited with $rc"
+# One run of pcm with the environment given ("-" for none); the QPI tables checked.
+run_pcm() {
+  mode=$1
+  [ "$mode" = - ] && mode=default
+  rm -f "$work/out" "$work/log" "$work/report.csv"
+  local env=()
+  [ "$1" = - ] || env=("$1")
+  timeout 100 "$pmonsim" exec --sockets 2 --trace "$work/qpi.csv" --log "$work/log" \
+    --report csv --report-file "$work/report.csv" -- env "${env[@]}" "$pcm" 0.01 -i=1 -nc > "$work/out" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || fail "pmonsim exec ... pcm exited with $rc"
 
-grep -q '^Num sockets: 2$' "$work/out" || fail "pcm did not count 2 sockets"
-[ "$(grep -c '2 QPI ports detected' "$work/out")" = 2 ] || fail "pcm did not find 2 QPI ports on each socket"
-grep -q 'Max QPI link 1 speed: 16.0 GBytes/second (8.0 GT/second)' "$work/out" || fail "QPI link speed"
-# The interval is 10 ms of simulated time: 28 M ticks of the 2.8 GHz TSC.
-grep -q 'Time (TSC): *28 Mticks' "$work/out" || fail "the interval is not 10 ms of simulated time"
-grep -q 'interposer in .*/pcm: [1-9][0-9]* cpuid' "$work/log" || fail "pcm's CPUID sites were not trapped"
+  grep -q '^Num sockets: 2$' "$work/out" || fail "pcm did not count 2 sockets"
+  [ "$(grep -c '2 QPI ports detected' "$work/out")" = 2 ] || fail "pcm did not find 2 QPI ports on each socket"
+  grep -q 'Max QPI link 1 speed: 16.0 GBytes/second (8.0 GT/second)' "$work/out" || fail "QPI link speed"
+  # The interval is 10 ms of simulated time: 28 M ticks of the 2.8 GHz TSC.
+  grep -q 'Time (TSC): *28 Mticks' "$work/out" || fail "the interval is not 10 ms of simulated time"
+  grep -q 'interposer in .*/pcm: [1-9][0-9]* cpuid' "$work/log" || fail "pcm's CPUID sites were not trapped"
 
-# PCM's unit_format.
-fmt() {
-  local n=$1
-  if [ "$n" -le 9999 ]; then echo "$n"
-  elif [ "$n" -le 9999999 ]; then echo "$(( n / 1000 )) K"
-  elif [ "$n" -le 9999999999 ]; then echo "$(( n / 1000000 )) M"
-  else echo "$(( n / 1000000000 )) G"; fi
-}
-# A counter's value in the final report (pcm zeroes the controls at exit, not the counters).
-counter() { awk -F, -v s="$1" -v b="qpi$2" -v c="$3" '$1 == s && $2 == b && $3 == c { print $6 }' "$work/report.csv"; }
-# The row of socket $2 in the table whose title matches $1, up to the '|'.
-row() {
-  awk -v title="$1" -v s="$2" 'index($0, title) { on = 1 } on && $1 == "SKT" && $2 == s { sub(/\|.*/, ""); $1 = $1; print; exit }' \
-    "$work/out"
-}
+  # PCM's unit_format.
+  fmt() {
+    local n=$1
+    if [ "$n" -le 9999 ]; then echo "$n"
+    elif [ "$n" -le 9999999 ]; then echo "$(( n / 1000 )) K"
+    elif [ "$n" -le 9999999999 ]; then echo "$(( n / 1000000 )) M"
+    else echo "$(( n / 1000000000 )) G"; fi
+  }
+  # A counter's value in the final report (pcm zeroes the controls at exit, not the counters).
+  counter() { awk -F, -v s="$1" -v b="qpi$2" -v c="$3" '$1 == s && $2 == b && $3 == c { print $6 }' "$work/report.csv"; }
+  # The row of socket $2 in the table whose title matches $1, up to the '|'.
+  row() {
+    awk -v title="$1" -v s="$2" 'index($0, title) { on = 1 } on && $1 == "SKT" && $2 == s { sub(/\|.*/, ""); $1 = $1; print; exit }' \
+      "$work/out"
+  }
 
-checked=0
-for s in 0 1; do
-  in_row="SKT $s" out_rows=("SKT $s")
-  for p in 0 1; do
-    drs=$(counter "$s" "$p" 0) ncb=$(counter "$s" "$p" 1) txf=$(counter "$s" "$p" 2)
-    [ -n "$drs" ] && [ -n "$ncb" ] && [ -n "$txf" ] || fail "no qpi$p counters for socket $s in the report"
-    [ $(( drs + ncb )) -eq "${rx_data[$s$p]}" ] ||
-      fail "socket $s qpi$p: the model counted $(( drs + ncb )) data flits received, the trace has ${rx_data[$s$p]}"
-    [ "$txf" -eq "${tx_flits[$s$p]}" ] ||
-      fail "socket $s qpi$p: the model counted $txf flits sent, the trace has ${tx_flits[$s$p]}"
-    in_row="$in_row $(fmt $(( 64 * ((drs + ncb) / 8) )))"
-    # Outgoing: exact, or one byte short; every variant of the row is accepted.
-    next=()
-    for r in "${out_rows[@]}"; do
-      next+=("$r $(fmt $(( 8 * txf )))")
-      [ "$txf" -gt 0 ] && next+=("$r $(fmt $(( 8 * txf - 1 )))")
+  checked=0
+  for s in 0 1; do
+    in_row="SKT $s" out_rows=("SKT $s")
+    for p in 0 1; do
+      drs=$(counter "$s" "$p" 0) ncb=$(counter "$s" "$p" 1) txf=$(counter "$s" "$p" 2)
+      [ -n "$drs" ] && [ -n "$ncb" ] && [ -n "$txf" ] || fail "no qpi$p counters for socket $s in the report"
+      [ $(( drs + ncb )) -eq "${rx_data[$s$p]}" ] ||
+        fail "socket $s qpi$p: the model counted $(( drs + ncb )) data flits received, the trace has ${rx_data[$s$p]}"
+      [ "$txf" -eq "${tx_flits[$s$p]}" ] ||
+        fail "socket $s qpi$p: the model counted $txf flits sent, the trace has ${tx_flits[$s$p]}"
+      in_row="$in_row $(fmt $(( 64 * ((drs + ncb) / 8) )))"
+      # Outgoing: exact, or one byte short; every variant of the row is accepted.
+      next=()
+      for r in "${out_rows[@]}"; do
+        next+=("$r $(fmt $(( 8 * txf )))")
+        [ "$txf" -gt 0 ] && next+=("$r $(fmt $(( 8 * txf - 1 )))")
+      done
+      out_rows=("${next[@]}")
+      checked=$(( checked + 1 ))
     done
-    out_rows=("${next[@]}")
-    checked=$(( checked + 1 ))
+    got=$(row "data traffic coming to CPU/socket" "$s")
+    [ "$got" = "$in_row" ] || fail "incoming QPI data, socket $s: pcm printed '$got', the model's counts give '$in_row'"
+    got=$(row "traffic outgoing from CPU/socket" "$s")
+    ok=0
+    for r in "${out_rows[@]}"; do [ "$got" = "$r" ] && ok=1; done
+    [ $ok = 1 ] || fail "outgoing QPI traffic, socket $s: pcm printed '$got', the model's counts give '${out_rows[0]}'"
+    echo "socket $s: incoming '$in_row', outgoing '$got'"
   done
-  got=$(row "data traffic coming to CPU/socket" "$s")
-  [ "$got" = "$in_row" ] || fail "incoming QPI data, socket $s: pcm printed '$got', the model's counts give '$in_row'"
-  got=$(row "traffic outgoing from CPU/socket" "$s")
-  ok=0
-  for r in "${out_rows[@]}"; do [ "$got" = "$r" ] && ok=1; done
-  [ $ok = 1 ] || fail "outgoing QPI traffic, socket $s: pcm printed '$got', the model's counts give '${out_rows[0]}'"
-  echo "socket $s: incoming '$in_row', outgoing '$got'"
-done
-total=$(( 8 * (rx_data[00] + rx_data[01] + rx_data[10] + rx_data[11]) ))
-grep -q "^Total QPI incoming data traffic: *$(fmt $total) " "$work/out" ||
-  fail "total incoming QPI data traffic is not $(fmt $total)"
-echo "ok: pcm's QPI tables equal the model's counts on $checked links"
+  total=$(( 8 * (rx_data[00] + rx_data[01] + rx_data[10] + rx_data[11]) ))
+  grep -q "^Total QPI incoming data traffic: *$(fmt $total) " "$work/out" ||
+    fail "total incoming QPI data traffic is not $(fmt $total)"
+  echo "ok ($mode): pcm's QPI tables equal the model's counts on $checked links"
+}
 
-# Without PCM_NO_PERF pcm asks perf_event_open for the core PMU: answered as a
-# host without one (ENOENT), never passed to the host's PMU (decisions.md S11).
-timeout 120 "$pmonsim" exec --sockets 2 --report none -- "$pcm" 0.01 -i=1 -nc > "$work/perf.out" 2>&1 &&
-  fail "pcm without PCM_NO_PERF succeeded: perf_event_open reached something"
-grep -q "Linux Perf: Error when programming INST_RETIRED, error: No such file or directory" "$work/perf.out" ||
-  fail "pcm without PCM_NO_PERF: no ENOENT from perf_event_open"
-echo "ok: perf_event_open of the core PMU is ENOENT"
+
+run_pcm PCM_NO_PERF=1
+grep -q "Successfully programmed on-core PMU using Linux perf" "$work/out" &&
+  fail "pcm used perf although PCM_NO_PERF=1"
+
+# The default: the core PMU through perf_event_open, per CPU (pid -1) and
+# read as groups. Each CPU counted the 10 ms interval at 2.8 GHz: 28 M
+# cycles, ref-cycles and instructions, 896 M over the 32 CPUs.
+run_pcm -
+grep -q "Successfully programmed on-core PMU using Linux perf" "$work/out" || fail "pcm did not use perf"
+for e in cycles instructions ref-cycles; do
+  n=$(grep -c "perf: open cpu type 0 .* pid -1 cpu [0-9]* ($e)" "$work/log")
+  [ "$n" -ge 32 ] || fail "$n per-CPU $e events opened, not one per CPU (32)"
+done
+grep -q "perf_event_open .*: " "$work/log" && fail "a perf_event_open failed: $(grep -m1 'perf_event_open .*: ' "$work/log")"
+for s in 0 1; do
+  got=$(awk -v s="$s" '$1 == "SKT" && $2 == s && NF > 10 { print $3, $4, $5, $6; exit }' "$work/out")
+  [ "$got" = "1.00 1.00 1.00 1.00" ] || fail "socket $s EXEC IPC FREQ AFREQ are '$got', not 1.00 each"
+done
+grep -q "Instructions retired: *896 M ; Active cycles: *896 M ; Time (TSC): *28 Mticks" "$work/out" ||
+  fail "instructions and cycles are not 896 M (32 CPUs x 10 ms x 2.8 GHz)"
+echo "ok (default): EXEC, IPC, FREQ and AFREQ 1.00 on both sockets; 896 M instructions and cycles"
+
+# PCM_USE_UNCORE_PERF=1: pcm looks for uncore_imc PMUs, which the model has not.
+run_pcm PCM_USE_UNCORE_PERF=1
+grep -q "Linux perf interface to program uncore PMUs is NOT present" "$work/out" ||
+  fail "pcm found a perf uncore interface it needs (uncore_imc) that the model does not serve"
+grep -q "Successfully programmed on-core PMU using Linux perf" "$work/out" || fail "pcm did not use perf for the core"
+echo "ok (PCM_USE_UNCORE_PERF=1): no uncore_imc PMUs, so pcm programs the boxes itself"

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Debian's perf, unmodified, under `pmonsim exec` on a 2-socket machine, by
+# names rather than raw encodings:
+#  1. sysfs events/: the aliases Linux's uncore driver defines for these
+#     boxes (snb-ep's QPI type: clockticks, txl_flits_active, drs_data,
+#     ncb_data; no other type, and nothing on ivb-ep), contents exact;
+#  2. `perf stat` of those aliases per socket: each count is the model's
+#     count in the counter perf programmed (the run's CSV report);
+#  3. `perf list`: the aliases as Kernel PMU events (snb-ep), and Intel's
+#     event tables for the CPU perf identifies from CPUID (IvyTown, JakeTown)
+#     tied to the served uncore_qpi PMUs;
+#  4. `perf stat` by Intel's names (UNC_Q_TxL_FLITS_G0.DATA, UNC_Q_CLOCKTICKS,
+#     UNC_Q_RxL_FLITS_G1.DRS_DATA): perf opens the event on every QPI port's
+#     PMU and sums them, so each socket's count is the sum of the report's
+#     counters on qpi0 and qpi1.
+# As in perf_e2e.sh, the virtual clock moves only by the workload's 1 ms
+# sleep, so the counts are exact and repeatable.
+# Usage: perf_names_e2e.sh PMONSIM
+set -uo pipefail
+pmonsim=$1
+command -v perf >/dev/null || { echo "SKIP: perf is not installed"; exit 77; }
+work=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; for f in out err; do [ -f "$work/$f" ] && { echo "--- $f"; cat "$work/$f"; }; done; exit 1; }
+checked=0
+
+# 1. sysfs events/ (the driver prints an alias without a newline)
+"$pmonsim" exec --cpu snb-ep --sockets 2 --report none -- sh -c '
+  for p in uncore_qpi_0 uncore_qpi_1; do
+    for f in /sys/bus/event_source/devices/$p/events/*; do echo "$p $(basename $f) $(cat $f)|"; done
+  done
+  for p in uncore_ubox uncore_r2pcie; do [ -e /sys/devices/$p/events ] && echo "$p has events"; done
+  true' > "$work/out" 2> "$work/err" || fail "listing events/ on snb-ep"
+[ "$(wc -l < "$work/out")" = 8 ] || fail "snb-ep: expected 8 aliases (4 per QPI port)"
+for p in uncore_qpi_0 uncore_qpi_1; do
+  while read -r name value; do
+    grep -qxF "$p $name $value|" "$work/out" || fail "snb-ep: no alias '$p $name $value'"
+    checked=$((checked + 1))
+  done <<'EOT'
+clockticks event=0x14
+txl_flits_active event=0x00,umask=0x06
+drs_data event=0x102,umask=0x08
+ncb_data event=0x103,umask=0x04
+EOT
+done
+"$pmonsim" exec --sockets 2 --report none -- sh -c '
+  for p in uncore_ubox uncore_r2pcie uncore_qpi_0 uncore_qpi_1; do
+    [ -d /sys/devices/$p/format ] || echo "$p has no format/"
+    [ -e /sys/devices/$p/events ] && echo "$p has events"
+  done; true' > "$work/out" 2> "$work/err" || fail "listing events/ on ivb-ep"
+[ ! -s "$work/out" ] || fail "ivb-ep: the driver defines no aliases for these boxes"
+# So perf refuses the name there, as on an ivb-ep machine.
+"$pmonsim" exec --report none -- perf stat -a -x, -e uncore_qpi_0/clockticks/ -- true > "$work/out" 2> "$work/err" &&
+  fail "ivb-ep: perf accepted uncore_qpi_0/clockticks/"
+grep -q "unknown term 'clockticks' for pmu 'uncore_qpi_0'" "$work/err" || fail "ivb-ep: no 'unknown term' from perf"
+checked=$((checked + 2))
+
+# 2. perf stat of the aliases (snb-ep). Socket 0 port 0 receives two DRS
+# packets and an NCB one and sends an NCB one; socket 1 port 0 sends a DRS one.
+{
+  echo "time,socket,port,dir,mc"
+  echo "100000,0,0,rx,DRS"
+  echo "101000,0,0,rx,DRS"
+  echo "102000,1,0,tx,DRS"
+  echo "103000,0,0,tx,NCB"
+  echo "104000,0,0,rx,NCB"
+} > "$work/qpi.csv"
+report() { awk -F, -v s="$1" -v b="$2" -v c="$3" '$1 == s && $2 == b && $4 == c { print $6 }' "$work/report.csv"; }
+perf_count() { awk -F, -v s="$1" -v e="$2" '$1 == s && $5 == e { print $3 }' "$work/err"; }
+expect() {  # socket event expected
+  local got
+  got=$(perf_count "S$1" "$2")
+  [ "$got" = "$3" ] || fail "$2 on socket $1: perf printed '$got', expected $3"
+  checked=$((checked + 1))
+}
+"$pmonsim" exec --cpu snb-ep --sockets 2 --trace "$work/qpi.csv" --report csv --report-file "$work/report.csv" -- \
+  perf stat -a -x, --per-socket -e uncore_qpi_0/drs_data/ -e uncore_qpi_0/ncb_data/ \
+  -e uncore_qpi_0/txl_flits_active/ -e uncore_qpi_0/clockticks/ -- sleep 0.001 \
+  > "$work/out" 2> "$work/err" || fail "perf stat of the aliases"
+# The control each alias programs: event | umask << 8 | the extra select bit (21).
+for s in 0 1; do
+  while read -r alias control; do
+    want=$(report "$s" qpi0 "$control")
+    [ -n "$want" ] || fail "the report shows no qpi0 counter with control $control on socket $s"
+    expect "$s" "uncore_qpi_0/$alias/" "$want"
+  done <<'EOT'
+drs_data 0x00200802
+ncb_data 0x00200403
+txl_flits_active 0x00000600
+clockticks 0x00000014
+EOT
+done
+# The trace's volume: socket 0 received 2 DRS packets' data flits, 8 each.
+expect 0 uncore_qpi_0/drs_data/ 16
+expect 1 uncore_qpi_0/drs_data/ 0
+expect 0 uncore_qpi_0/clockticks/ 1000000   # 1 ms of a 1 GHz QCLK
+[ "$(perf_count S0 uncore_qpi_0/ncb_data/)" -gt 0 ] || fail "ncb_data counted nothing on socket 0"
+[ "$(perf_count S1 uncore_qpi_0/txl_flits_active/)" -gt 0 ] || fail "txl_flits_active counted nothing on socket 1"
+checked=$((checked + 2))
+
+# 3. perf list
+"$pmonsim" exec --cpu snb-ep --sockets 2 --report none -- perf list > "$work/out" 2> "$work/err" ||
+  fail "perf list on snb-ep"
+for p in uncore_qpi_0 uncore_qpi_1; do
+  for a in clockticks drs_data ncb_data txl_flits_active; do
+    grep -Eq "^ +$p/$a/ +\[Kernel PMU event\]" "$work/out" || fail "perf list (snb-ep): no $p/$a/ Kernel PMU event"
+    checked=$((checked + 1))
+  done
+done
+grep -q "unc_q_rxl_flits_g1.drs_data" "$work/out" || fail "perf list (snb-ep): no JakeTown QPI events"
+checked=$((checked + 1))
+"$pmonsim" exec --sockets 2 --report none -- perf list > "$work/out" 2> "$work/err" || fail "perf list on ivb-ep"
+for e in unc_q_txl_flits_g0.data unc_q_clockticks; do
+  grep -A2 -E "^ +$e " "$work/out" | grep -q "Unit: uncore_qpi" || fail "perf list (ivb-ep): no $e on uncore_qpi"
+  checked=$((checked + 1))
+done
+grep -q "Unit: uncore_r2pcie" "$work/out" || fail "perf list (ivb-ep): no R2PCIe events"
+grep -q "Unit: uncore_ubox" "$work/out" || fail "perf list (ivb-ep): no UBox events"
+checked=$((checked + 2))
+
+# 4. perf stat by Intel's names: the sum over both QPI ports of each socket.
+sum_ports() { echo $(( $(report "$1" qpi0 "$2") + $(report "$1" qpi1 "$2") )); }
+"$pmonsim" exec --sockets 2 --trace "$work/qpi.csv" --report csv --report-file "$work/report.csv" -- \
+  perf stat -a -x, --per-socket -e UNC_Q_TxL_FLITS_G0.DATA -e UNC_Q_CLOCKTICKS -- sleep 0.001 \
+  > "$work/out" 2> "$work/err" || fail "perf stat by IvyTown names"
+for s in 0 1; do
+  expect "$s" UNC_Q_TxL_FLITS_G0.DATA "$(sum_ports "$s" 0x00000200)"
+  expect "$s" UNC_Q_CLOCKTICKS 2000000   # two ports, 1 ms each
+done
+[ "$(perf_count S1 UNC_Q_TxL_FLITS_G0.DATA)" -gt 0 ] || fail "UNC_Q_TxL_FLITS_G0.DATA counted nothing on socket 1"
+checked=$((checked + 1))
+"$pmonsim" exec --cpu snb-ep --sockets 2 --trace "$work/qpi.csv" --report csv --report-file "$work/report.csv" -- \
+  perf stat -a -x, --per-socket -e UNC_Q_RxL_FLITS_G1.DRS_DATA -- sleep 0.001 \
+  > "$work/out" 2> "$work/err" || fail "perf stat by JakeTown names"
+expect 0 UNC_Q_RxL_FLITS_G1.DRS_DATA "$(sum_ports 0 0x00200802)"
+expect 0 UNC_Q_RxL_FLITS_G1.DRS_DATA 16
+expect 1 UNC_Q_RxL_FLITS_G1.DRS_DATA 0
+echo "PASS: $checked checks"
