@@ -32,6 +32,7 @@ constexpr served_prefix kServed[] = {
     {"/sys/bus/event_source", match::tree},  // the kernel's perf PMUs: the machine's (likwid writes there)
     {"/sys/devices/pci", match::open_ended},
     {"/sys/devices/uncore_", match::open_ended},  // the uncore PMUs (perf_event_open's types)
+    {"/sys/devices/cpu", match::tree},            // the core PMU (the host's is not the machine's)
     {"/sys/firmware/acpi/tables/MCFG", match::open_ended},
     {"/sys/module/msr", match::tree},
     {"/dev/cpu", match::tree},

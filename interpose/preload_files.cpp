@@ -2,6 +2,8 @@
 // paths (interpose/paths.h) are redirected into the directory the server
 // wrote; reads and writes of /dev/cpu/N/msr and of PCI configuration files go
 // to the model, with the msr driver's and sysfs's rules.
+#include <sys/xattr.h>
+
 #include "interpose/preload_state.h"
 
 using namespace pmonsim;
@@ -299,6 +301,19 @@ EXPORT int euidaccess(const char* path, int mode) {
 }
 EXPORT int eaccess(const char* path, int mode) {
     return REAL(eaccess, int (*)(const char*, int))(route(AT_FDCWD, path), mode);
+}
+// Extended attributes (ls -l asks for the SELinux label of every entry).
+EXPORT ssize_t getxattr(const char* path, const char* name, void* value, size_t n) {
+    return REAL(getxattr, ssize_t(*)(const char*, const char*, void*, size_t))(route(AT_FDCWD, path), name, value, n);
+}
+EXPORT ssize_t lgetxattr(const char* path, const char* name, void* value, size_t n) {
+    return REAL(lgetxattr, ssize_t(*)(const char*, const char*, void*, size_t))(route(AT_FDCWD, path), name, value, n);
+}
+EXPORT ssize_t listxattr(const char* path, char* list, size_t n) {
+    return REAL(listxattr, ssize_t(*)(const char*, char*, size_t))(route(AT_FDCWD, path), list, n);
+}
+EXPORT ssize_t llistxattr(const char* path, char* list, size_t n) {
+    return REAL(llistxattr, ssize_t(*)(const char*, char*, size_t))(route(AT_FDCWD, path), list, n);
 }
 EXPORT ssize_t readlink(const char* path, char* buf, size_t n) {
     return REAL(readlink, ssize_t(*)(const char*, char*, size_t))(route(AT_FDCWD, path), buf, n);

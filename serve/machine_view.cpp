@@ -1,10 +1,12 @@
 #include "serve/machine_view.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -76,6 +78,29 @@ private:
     std::string root_;
     std::set<std::string> made_;
 };
+
+// The host's perf PMUs other than its core and uncore ones, linked by their
+// real paths (reading them reads the host's kernel: a software event or a
+// kprobe is the host's anyway); without any, the three software types.
+void link_host_pmus(tree_writer& w) {
+    const std::string dir = "/sys/bus/event_source/devices";
+    bool any = false;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string name = e->d_name;
+            if (name[0] == '.' || name == "cpu" || name.rfind("cpu_", 0) == 0 || name.rfind("uncore", 0) == 0)
+                continue;
+            char real[PATH_MAX];
+            if (!::realpath((dir + "/" + name).c_str(), real)) continue;
+            w.link("sys/bus/event_source/devices/" + name, real);
+            any = true;
+        }
+        ::closedir(d);
+    }
+    if (any) return;
+    for (const auto& [pmu, type] : {std::pair{"software", 1}, {"tracepoint", 2}, {"breakpoint", 5}})
+        w.file(std::string("sys/bus/event_source/devices/") + pmu + "/type", std::to_string(type) + "\n", 0444);
+}
 
 }  // namespace
 
@@ -358,10 +383,11 @@ void machine_view::write_tree(const std::string& root) const {
     mcfg[9] = static_cast<char>(-sum);  // checksum: the table sums to 0
     w.file("sys/firmware/acpi/tables/MCFG", mcfg, 0400);
 
-    // The kernel's perf PMUs: the software ones, and the uncore driver's
-    // boxes (serve/perf_pmu.h), each counted on the first CPU of every socket.
-    for (const auto& [pmu, type] : {std::pair{"software", 1}, {"tracepoint", 2}, {"breakpoint", 5}})
-        w.file(std::string("sys/bus/event_source/devices/") + pmu + "/type", std::to_string(type) + "\n", 0444);
+    // The kernel's perf PMUs: the host's own (software, tracepoint, kprobe,
+    // ...), except its core and uncore PMUs, which are the machine's; and the
+    // uncore driver's boxes (serve/perf_pmu.h), each counted on the first CPU
+    // of every socket.
+    link_host_pmus(w);
     std::vector<unsigned> firsts;
     for (unsigned s = 0; s < sockets; ++s) firsts.push_back(s * per);
     for (const presented_pmu& p : presented_pmus(sys_)) {

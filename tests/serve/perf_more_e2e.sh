@@ -40,6 +40,13 @@ got=$(awk -F, '{ print $1 }' "$work/c.out" | paste -sd' ')
 [ "$expected" = "100 800" ] && [ "$got" = "$expected" ] || fail "CTO_COUNT and DRS_DATA: perf '$got', the script '$expected'"
 echo "ok: CTO_COUNT through the filter: $got"
 
+# The host's own PMUs are listed beside the machine's, and a software event is the host's.
+timeout 60 "$pmonsim" exec --report none -- sh -c 'ls /sys/bus/event_source/devices; perf stat -x, -e task-clock -- true' \
+  > "$work/h.out" 2>&1 || { cat "$work/h.out"; fail "the host's software PMU"; }
+for pmu in software tracepoint cpu uncore_ubox uncore_qpi_0; do grep -qx "$pmu" "$work/h.out" || fail "no $pmu PMU listed"; done
+grep -q ',task-clock,' "$work/h.out" || { cat "$work/h.out"; fail "perf stat -e task-clock"; }
+echo "ok: the host's software PMUs beside the machine's"
+
 # 3. A perf killed with its events open: the server goes on, and another perf counts right.
 sock=$work/s
 "$pmonsim" serve --socket "$sock" --sockets 2 --trace "$work/q.csv" --log "$work/log" --report none &

@@ -37,11 +37,12 @@ TEST(InterposePaths, ServedPathsAreWholeComponents) {
                           "/sys/devices/system/cpu/online", "/sys/devices/system/node/node0/cpumap",
                           "/sys/bus/pci/devices/0000:7f:13.1/config", "/sys/devices/pci0000:ff/0000:ff:08.2/vendor",
                           "/sys/firmware/acpi/tables/MCFG", "/sys/firmware/acpi/tables/MCFG1",
-                          "/proc/sys/kernel/nmi_watchdog", "/sys/module/msr/parameters/allow_writes", "/dev/msr0"})
+                          "/proc/sys/kernel/nmi_watchdog", "/sys/module/msr/parameters/allow_writes", "/dev/msr0",
+                          "/sys/devices/cpu/type", "/sys/devices/uncore_qpi_0/format/event", "/sys/devices"})
         EXPECT_TRUE(is_served(p)) << p;
     for (const char* p : {"/dev/cpuset", "/proc/cpuinfox", "/proc/self/status", "/sys/bus/pci/drivers",
                           "/sys/devices/system/memory", "/proc/sys/kernel/hostname", "/etc/passwd", "/dev/null",
-                          "/sys/firmware/acpi/tables/DSDT"})
+                          "/sys/firmware/acpi/tables/DSDT", "/sys/devices/cpu_core/type", "/sys/devices/software/type"})
         EXPECT_FALSE(is_served(p)) << p;
 }
 
