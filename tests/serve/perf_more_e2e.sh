@@ -40,6 +40,20 @@ got=$(awk -F, '{ print $1 }' "$work/c.out" | paste -sd' ')
 [ "$expected" = "100 800" ] && [ "$got" = "$expected" ] || fail "CTO_COUNT and DRS_DATA: perf '$got', the script '$expected'"
 echo "ok: CTO_COUNT through the filter: $got"
 
+# Config bits outside the box's event mask are dropped, not refused (the
+# driver masks them): reserved bit 19 on UBox EVENT_MSG.MSI_RCVD never reaches
+# the control register, and the event counts the trace's 37 messages.
+cat > "$work/ev.csv" <<'EOT'
+time,socket,box,event,umask,ext,count,repeat
+200000,0,ubox,EVENT_MSG.MSI_RCVD,,,1,37
+EOT
+timeout 60 "$pmonsim" exec --trace "$work/ev.csv" --log "$work/m.log" --report none -- \
+  perf stat -a -x, -e uncore_ubox/config=0x80242/ -- sleep 0.001 > /dev/null 2> "$work/m.out" || fail "masked config"
+grep -q '^37,,uncore_ubox/config=0x80242/,' "$work/m.out" || { cat "$work/m.out"; fail "masked config: not 37"; }
+grep -q 'perf: wrmsr cpu 0 0xc10 <- 0x400242$' "$work/m.log" || fail "masked config: the control is not 0x400242"
+grep -q 'diagnostic' "$work/m.log" && fail "masked config: a reserved bit reached the model"
+echo "ok: config bits outside the event mask dropped"
+
 # The host's own PMUs are listed beside the machine's, and a software event is the host's.
 timeout 60 "$pmonsim" exec --report none -- sh -c 'ls /sys/bus/event_source/devices; perf stat -x, -e task-clock -- true' \
   > "$work/h.out" 2>&1 || { cat "$work/h.out"; fail "the host's software PMU"; }
