@@ -145,6 +145,11 @@ bool parse(int argc, char** argv, options& o) {
     if (vm.count("tsc-mhz") && !(o.tsc_mhz >= 100 && o.tsc_mhz <= 10000))
         throw bad_input("--tsc-mhz must be between 100 and 10000");
     if (o.exec && o.command.empty()) throw bad_input("exec needs a command after --");
+    if (!o.connect.empty())  // the server joined has its own machine, clock and report
+        for (const auto& [name, value] : vm)
+            if (name != "connect" && !value.defaulted())
+                throw bad_input("--" + name + " does not apply with --connect (the server at " + o.connect +
+                                " was started with its own options)");
     if (!o.exec && !o.command.empty()) throw bad_input("serve takes no command; use pmonsim exec -- CMD");
     if (!o.exec && o.socket.empty()) throw bad_input("serve needs --socket PATH");
     try {

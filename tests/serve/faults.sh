@@ -78,6 +78,9 @@ echo > "$work/go"
 wait "$c"
 [ "$(cat "$work/held")" = "$(printf '4194304\nerrno 5')" ] || fail "client of a gone server: $(cat "$work/held")"
 [ ! -e "$sock" ] || fail "socket left behind"
+# Model options with --connect are refused, not silently ignored.
+out=$(timeout 20 "$pmonsim" exec --connect "$sock" --sockets 2 -- true 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "--sockets does not apply with --connect" <<<"$out" || fail "--connect with --sockets: rc $rc, '$out'"
 # A process started against a server that has gone stops before touching the host.
 out=$(timeout 20 "$pmonsim" exec --connect "$sock" -- true 2>&1); rc=$?
 [ $rc = 1 ] && grep -q "cannot reach pmonsim serve at $sock" <<<"$out" || fail "client without a server: rc $rc, '$out'"
