@@ -12,4 +12,6 @@ cmake --build "$work/cmake-build" >/dev/null
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:$work/prefix/lib/$(gcc -print-multiarch)/pkgconfig:${PKG_CONFIG_PATH:-}"
 g++ "$src/testbench/example_platform.cpp" $(pkg-config --cflags --libs pmonsim) -o "$work/pc_example"
 "$work/pc_example" | grep -q "5 samples"
-echo "install OK: CMake package and pkg-config both build and run the example platform"
+# The installed pmonsim finds pmonsim-serve and the interposer where they were installed.
+[ "$("$work/prefix/bin/pmonsim" exec --report none -- sh -c 'grep -c "^processor" /proc/cpuinfo')" = 16 ]
+echo "install OK: CMake package and pkg-config both build and run the example platform; pmonsim exec runs"
