@@ -411,18 +411,18 @@ void server::spin_on_channels() {
     for (const auto& c : clients_) any |= c.ch != nullptr;
     if (!any) return;
     const int64_t start = clock_ns(CLOCK_MONOTONIC);
-    int64_t last = start;
+    int64_t last = start;  // about when the last request came (to 64 rounds)
+    bool fresh = false;    // a request since the clock was last read
     channels_.set_spinning(true);
-    for (unsigned round = 0;; ++round) {
+    for (unsigned round = 1;; ++round) {
         bool served = false;
         for (auto& c : clients_) served |= serve_channel(c);
-        if (served) {
-            last = clock_ns(CLOCK_MONOTONIC);
-            continue;
-        }
-        wire::cpu_relax();
-        if (round % 64) continue;
+        fresh |= served;
+        if (!served) wire::cpu_relax();
+        if (round % 64) continue;  // (the clock every 64 rounds, not at every request)
         const int64_t now = clock_ns(CLOCK_MONOTONIC);
+        if (fresh) last = now;
+        fresh = false;
         if (now - last < kSpinIdleNs && now - start < kSpinMaxNs) continue;
         // Clients ring again from here on; one more look catches a request
         // made while they still saw the server spinning.
