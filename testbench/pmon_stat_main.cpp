@@ -169,6 +169,9 @@ void print_block(std::ostream& os, const stat_options& o, pmon_session& s,
 int measure(target& t, cpu_model cpu, const stat_options& o, const std::function<uint64_t()>& remaining,
             std::ostream& os) {
     topology topo = discover(t, cpu);
+    if (o.socket >= 0 && static_cast<size_t>(o.socket) >= topo.sockets.size())
+        throw event_error("--socket " + std::to_string(o.socket) + ": the machine has " +
+                          std::to_string(topo.sockets.size()) + " socket(s), numbered from 0");
     pmon_session s(t, topo);
     for (const std::string& e : o.events) s.add(e);
     std::vector<metric_use> uses;
@@ -288,8 +291,21 @@ bool parse(int argc, char** argv, stat_options& o) {
     }
     if (o.target != "sim" && o.target != "hw") throw event_error("--target must be sim or hw, not '" + o.target + "'");
     if (o.target == "hw" && !o.traces.empty()) throw event_error("--trace is for --target sim");
-    if (o.interval_ms < 0 || (vm.count("interval") && o.interval_ms == 0)) throw event_error("-I needs a positive MS");
-    if (vm.count("duration") && o.duration_s < 0) throw event_error("--duration must not be negative");
+    // Times become picoseconds in 64 bits: finite, at least 1 ps for an
+    // interval, and far from overflow (about 106 days of simulated time).
+    constexpr double kMaxSeconds = 9.2e6;
+    auto shown = [](double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", v);
+        return std::string(b);
+    };
+    if (vm.count("interval") && !(o.interval_ms * 1e9 >= 1 && o.interval_ms <= kMaxSeconds * 1e3))
+        throw event_error("-I needs a number of milliseconds between 1e-9 (1 ps) and " +
+                          std::to_string(static_cast<long long>(kMaxSeconds * 1e3)) + ", not " + shown(o.interval_ms));
+    if (vm.count("duration") && !(o.duration_s >= 0 && o.duration_s <= kMaxSeconds))
+        throw event_error("--duration needs a number of seconds between 0 and " +
+                          std::to_string(static_cast<long long>(kMaxSeconds)) + ", not " + shown(o.duration_s));
+    if (vm.count("socket") && o.socket < 0) throw event_error("--socket needs a socket number (0, 1, ...)");
     if (!o.sep.empty() && o.json) throw event_error("-x and --json exclude each other");
     o.cfg.validate();
     return true;
