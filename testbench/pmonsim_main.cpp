@@ -62,12 +62,29 @@ driver::script load_script(const std::string& file, bool only_writes) {
     return driver::parse_script(in, file, o);
 }
 
+// The longest run the model's 64-bit picosecond time allows with room to
+// spare (half its range, about 106 days).
+constexpr double kMaxRunPs = 9.2e18;
+
+// --cycles: a whole number of UCLK cycles (no sign, no wrap) whose run fits
+// the model's time range.
+uint64_t parse_cycles(const std::string& s, uint64_t uclk_hz) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+        throw bad_input("--cycles needs a whole number of UCLK cycles, not '" + s + "'");
+    errno = 0;
+    const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+    if (errno == ERANGE || static_cast<double>(v) / static_cast<double>(uclk_hz) * 1e12 >= kMaxRunPs)
+        throw bad_input("--cycles " + s + " is beyond the model's time range (about 106 days)");
+    return v;
+}
+
 void parse_window(const std::string& w, time_ps& start, time_ps& end) {
     const auto colon = w.find(':');
     auto ns = [&](const std::string& s) -> time_ps {
         char* e = nullptr;
         const double v = std::strtod(s.c_str(), &e);
-        if (s.empty() || *e || v < 0) throw bad_input("--vcd-window: '" + w + "' is not START:END in ns");
+        if (s.empty() || *e || !(v >= 0)) throw bad_input("--vcd-window: '" + w + "' is not START:END in ns");
+        if (!(v * 1000.0 < kMaxRunPs)) throw bad_input("--vcd-window: '" + s + "' ns is beyond the model's time range");
         return static_cast<time_ps>(v * 1000.0 + 0.5);
     };
     if (colon == std::string::npos) throw bad_input("--vcd-window: '" + w + "' is not START:END in ns");
@@ -88,7 +105,7 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 bool parse_options(int argc, char** argv, run_options& o) {
-    std::string cpu = "ivb-ep", report = "table", config;
+    std::string cpu = "ivb-ep", report = "table", config, cycles;
     po::options_description opts("pmonsim options");
     opts.add_options()
         ("help,h", "show this help")
@@ -100,7 +117,7 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("trace", po::value(&o.traces), "QPI packet or event trace (repeatable; - is stdin; pipes work)")
         ("script", po::value(&o.script_file), "register-access script (wrmsr/rdmsr/setpci/sleep/echo)")
         ("program", po::value(&o.program_file), "writes-only script run at time 0 when there is no --script")
-        ("cycles", po::value(&o.cycles), "run length in UCLK cycles without --script (default: until the traces end)")
+        ("cycles", po::value(&cycles), "run length in UCLK cycles without --script (default: until the traces end)")
         ("report", po::value(&report)->default_value(report), "table, csv, json or none (to stdout)")
         ("report-file", po::value(&o.report_file), "write the report to FILE instead of stdout (which keeps the script's output)")
         ("vcd", po::value(&o.vcd_file), "write waveforms to FILE (and FILE.gtkw for GTKWave)")
@@ -134,6 +151,7 @@ bool parse_options(int argc, char** argv, run_options& o) {
         throw bad_input("--report must be table, csv, json or none, not '" + report + "'");
     if (!o.script_file.empty() && !o.program_file.empty())
         throw bad_input("--program is for runs without --script; put the writes in the script");
+    if (vm.count("cycles")) o.cycles = parse_cycles(cycles, o.cfg.uclk_hz());
     if (!o.script_file.empty() && vm.count("cycles"))
         throw bad_input("--cycles is for runs without --script; use sleep in the script");
     if (vm.count("vcd-window") && o.vcd_file.empty()) throw bad_input("--vcd-window needs --vcd");
