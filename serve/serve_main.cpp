@@ -134,12 +134,8 @@ bool parse(int argc, char** argv, options& o) {
         std::cout << opts << "\nSee docs/validating-profilers.md.\n";
         return false;
     }
-    auto m = parse_cpu_model(cpu);
-    if (!m) throw bad_input("--cpu must be snb-ep or ivb-ep, not '" + cpu + "'");
-    o.cfg.cpu = *m;
-    if (report == "none") o.report_none = true;
-    else if (!parse_report_format(report, o.report))
-        throw bad_input("--report must be table, csv, json or none, not '" + report + "'");
+    o.cfg.cpu = parse_cpu_option(cpu);
+    parse_report_option(report, o.report, o.report_none);
     parse_clock(o.clock, o);
     o.serve.exit_when_idle = o.exit_when_idle;
     if (vm.count("tsc-mhz") && !(o.tsc_mhz >= 100 && o.tsc_mhz <= 10000))

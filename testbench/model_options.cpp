@@ -1,5 +1,7 @@
 #include "model_options.h"
 
+#include "cli_status.h"
+
 namespace pmonsim {
 
 void add_model_options(boost::program_options::options_description& opts, uncore_config& cfg,
@@ -16,6 +18,11 @@ void add_model_options(boost::program_options::options_description& opts, uncore
          (note + "QPI rate in GT/s (QCLK = GT/s / 8)").c_str())
         ("freeze-latency", po::value(&cfg.freeze_latency)->default_value(cfg.freeze_latency),
          (note + "UCLK cycles until an overflow freeze reaches the other boxes").c_str());
+}
+
+cpu_model parse_cpu_option(const std::string& s) {
+    if (auto m = parse_cpu_model(s)) return *m;
+    throw bad_input("--cpu must be snb-ep or ivb-ep, not '" + s + "'");
 }
 
 }  // namespace pmonsim

@@ -14,4 +14,7 @@ namespace pmonsim {
 void add_model_options(boost::program_options::options_description& opts, uncore_config& cfg,
                        const std::string& note = "");
 
+// The value of --cpu; throws bad_input (cli_status.h) naming the accepted ones.
+cpu_model parse_cpu_option(const std::string& s);
+
 }  // namespace pmonsim

@@ -143,12 +143,8 @@ bool parse_options(int argc, char** argv, run_options& o) {
                   << opts << "\n" << kExample;
         return false;
     }
-    auto m = parse_cpu_model(cpu);
-    if (!m) throw bad_input("--cpu must be snb-ep or ivb-ep, not '" + cpu + "'");
-    o.cfg.cpu = *m;
-    if (report == "none") o.report_none = true;
-    else if (!parse_report_format(report, o.report))
-        throw bad_input("--report must be table, csv, json or none, not '" + report + "'");
+    o.cfg.cpu = parse_cpu_option(cpu);
+    parse_report_option(report, o.report, o.report_none);
     if (!o.script_file.empty() && !o.program_file.empty())
         throw bad_input("--program is for runs without --script; put the writes in the script");
     if (vm.count("cycles")) o.cycles = parse_cycles(cycles, o.cfg.uclk_hz());
@@ -339,9 +335,7 @@ int convert_main(int argc, char** argv) {
             return kExitOk;
         }
         if (files.size() != 2) throw bad_input("convert needs IN and OUT");
-        auto m = parse_cpu_model(cpu);
-        if (!m) throw bad_input("--cpu must be snb-ep or ivb-ep, not '" + cpu + "'");
-        cfg.cpu = *m;
+        cfg.cpu = parse_cpu_option(cpu);
         cfg.validate();
         trace::convert_trace(files[0], files[1], trace_context_of(cfg));
         return kExitOk;

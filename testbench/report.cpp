@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "cli_status.h"
 #include "sc/time_util.h"
 
 namespace pmonsim {
@@ -179,6 +180,12 @@ bool parse_report_format(const std::string& s, report_format& f) {
     else if (s == "json") f = report_format::json;
     else return false;
     return true;
+}
+
+void parse_report_option(const std::string& s, report_format& f, bool& none) {
+    none = s == "none";
+    if (!none && !parse_report_format(s, f))
+        throw bad_input("--report must be table, csv, json or none, not '" + s + "'");
 }
 
 void print_report(std::ostream& os, uncore_system& sys, report_format f) {

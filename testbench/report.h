@@ -13,6 +13,9 @@ namespace pmonsim {
 
 enum class report_format { table, csv, json };
 bool parse_report_format(const std::string& s, report_format& f);
+// The value of --report: a format, or `none` (no report); throws bad_input
+// (cli_status.h) for anything else.
+void parse_report_option(const std::string& s, report_format& f, bool& none);
 
 void print_report(std::ostream& os, uncore_system& sys, report_format f);
 
