@@ -31,7 +31,7 @@ int sc_main(int argc, char** argv) {
     po::options_description opts("pmonsim-bench-clocked options");
     opts.add_options()
         ("help,h", "show this help")
-        ("cpu", po::value(&cpu)->default_value(cpu), "snb-ep or ivb-ep")
+        ("cpu", po::value(&cpu)->default_value(cpu), cpu_names(", ").c_str())
         ("sockets", po::value(&o.cfg.sockets)->default_value(o.cfg.sockets), "sockets")
         ("qpi-ports", po::value(&o.cfg.qpi_ports)->default_value(o.cfg.qpi_ports), "QPI ports per socket")
         ("cpus-per-socket", po::value(&o.cfg.cpus_per_socket)->default_value(o.cfg.cpus_per_socket), "logical CPUs per socket")
@@ -55,9 +55,9 @@ int sc_main(int argc, char** argv) {
                       << opts;
             return 0;
         }
-        auto m = parse_cpu_model(cpu);
-        if (!m) throw std::invalid_argument("--cpu must be snb-ep or ivb-ep");
-        o.cfg.cpu = *m;
+        const cpu_desc* d = find_cpu(cpu);
+        if (!d) throw std::invalid_argument("--cpu must be one of " + cpu_names(", "));
+        o.cfg.cpu = d->key;
         if (counter == "own") o.counter = bench::counter_impl::own;
         else if (counter == "reference") o.counter = bench::counter_impl::reference;
         else throw std::invalid_argument("--counter must be own or reference");

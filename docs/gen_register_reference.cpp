@@ -15,20 +15,15 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "core/personality.h"
+#include "desc/cpu.h"
 #include "tables/register_table.h"
 
 namespace {
 
 using namespace pmonsim;
 
-const cpu_model kCpus[] = {cpu_model::snb_ep, cpu_model::ivb_ep};
-
-// PCI device of each QPI port's functions (mirrors uncore_socket.cpp, which is
-// part of the SystemC library and not linked here).
-const unsigned kQpiDevice[3] = {8, 9, 24};
-
-unsigned qpi_ports(cpu_model cpu) { return cpu == cpu_model::snb_ep ? 2 : 3; }
+// PCI device of a QPI port's functions, from the CPU's descriptor.
+unsigned qpi_device(cpu_model cpu, unsigned port) { return describe(cpu).box(box_kind::qpi)->pci.at(port).device; }
 
 std::string hex(uint64_t v, int digits = 0) {
     char b[32];
@@ -94,7 +89,7 @@ void print_registers(cpu_model cpu) {
     const register_table pm = qpi_pmon_register_table(cpu, 0);
     const register_table fl = qpi_filter_register_table(cpu, 0);
     const register_table mi = qpi_misc_register_table(cpu, 0);
-    const std::string dev0 = ", device " + std::to_string(kQpiDevice[0]) + ", DID ";
+    const std::string dev0 = ", device " + std::to_string(qpi_device(cpu, 0)) + ", DID ";
     print_table(pm, false, c + ": " + pm.title + dev0 + hex(device_id(pm), 4));
     print_table(fl, false, c + ": " + fl.title + dev0 + hex(device_id(fl), 4));
     print_table(mi, false, c + ": " + mi.title + dev0 + hex(device_id(mi), 4));
@@ -103,8 +98,8 @@ void print_registers(cpu_model cpu) {
     std::printf("Every port has the registers of port 0 above, named with its own Q_Pn_ prefix.\n\n");
     std::printf("| Port | PMON (F2) | Filter (F6) | Misc (F0) |\n");
     std::printf("|---|---|---|---|\n");
-    for (unsigned p = 0; p < qpi_ports(cpu); ++p) {
-        const unsigned d = kQpiDevice[p];
+    for (unsigned p = 0; p < describe(cpu).units(box_kind::qpi); ++p) {
+        const unsigned d = qpi_device(cpu, p);
         std::printf("| %u | D%u:F2 DID %s | D%u:F6 DID %s | D%u:F0 DID %s |\n", p, d,
                     hex(device_id(qpi_pmon_register_table(cpu, p)), 4).c_str(), d,
                     hex(device_id(qpi_filter_register_table(cpu, p)), 4).c_str(), d,
@@ -169,14 +164,15 @@ int main() {
         "rdmsr/wrmsr (8 bytes); PCI registers are offsets in the function's configuration\n"
         "space on the socket's uncore bus. The misc-function IDs of port 1 and the filter and\n"
         "misc IDs of port 2 are the model's assumption (docs/decisions.md).\n\n");
-    for (cpu_model cpu : kCpus) print_registers(cpu);
+    for (const cpu_desc& cpu : cpu_registry()) print_registers(cpu.key);
     std::printf("## Event catalogs\n\n");
     std::printf(
         "Code is ev_sel (CTL bits 7:0); Ext is the QPI extra select bit (CTL bit 21); Umasks are\n"
         "the named sub-event encodings (a counter adds the sub-events of every umask bit set);\n"
         "Counters are the counter indexes the event may use; Max inc is the largest increment\n"
         "per cycle. The UBox fixed counter has no event select and counts UCLK cycles.\n\n");
-    for (cpu_model cpu : kCpus)
-        for (box_kind kind : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi}) print_catalog(kind, cpu);
+    for (const cpu_desc& cpu : cpu_registry())
+        for (const box_desc& b : cpu.boxes)
+            if (b.events) print_catalog(b.kind, cpu.key);
     return 0;
 }

@@ -5,13 +5,12 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/box_core.h"
+#include "desc/box_spec.h"
 
 namespace pmonsim::driver {
 
 namespace {
 
-constexpr unsigned kEdge = 18, kExt = 21, kInv = 23, kThresh = 24;
 
 // --- strings ------------------------------------------------------------------
 
@@ -64,24 +63,15 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 // --- boxes --------------------------------------------------------------------
 
-// The facts parse_event needs from the box model (make_box_spec), built once.
-const box_spec& spec_of(box_kind kind, cpu_model cpu) {
-    static const std::vector<box_spec> all = [] {
-        std::vector<box_spec> v;
-        for (cpu_model c : {cpu_model::snb_ep, cpu_model::ivb_ep})
-            for (box_kind k : {box_kind::ubox, box_kind::ubox_fixed, box_kind::r2pcie, box_kind::qpi})
-                v.push_back(make_box_spec(k, c, 0));
-        return v;
-    }();
-    return all[(cpu == cpu_model::snb_ep ? 0 : 4) + static_cast<unsigned>(kind)];
-}
+// The facts parse_event needs from the box description.
+const box_spec& spec_of(box_kind kind, cpu_model cpu) { return spec_for(kind, cpu); }
 
 std::string box_label(box_kind kind, unsigned unit) {
     if (kind == box_kind::qpi) return "qpi" + std::to_string(unit);
     return to_string(kind);
 }
 
-unsigned max_qpi_ports(cpu_model cpu) { return cpu == cpu_model::snb_ep ? 2 : 3; }
+unsigned max_qpi_ports(cpu_model cpu) { return describe(cpu).units(box_kind::qpi); }
 
 const char* name_prefix(box_kind kind) {
     switch (kind) {
@@ -368,8 +358,9 @@ event_spec finish(draft& d) {
         d.fail("inv needs thresh >= 1 (invert acts on the threshold comparison)");
 
     s.event = *idx;
-    s.ctl = uint32_t{d.code} | uint32_t{d.umask} << 8 | uint32_t{d.edge} << kEdge |
-            uint32_t{d.ext} << kExt | uint32_t{d.inv} << kInv | uint32_t{d.thresh} << kThresh;
+    s.ctl = static_cast<uint32_t>(ctl_bits::ev_sel.put(d.code) | ctl_bits::umask.put(d.umask) |
+                                  ctl_bits::edge.put(d.edge) | ctl_bits::ext.put(d.ext) |
+                                  ctl_bits::invert.put(d.inv) | ctl_bits::thresh.put(d.thresh));
     s.has_filter = cto;
     s.match = d.match;
     s.mask = d.mask;
@@ -459,10 +450,12 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
 
     const auto idx = cat.find(name);
     if (!idx) {
-        const cpu_model other = d.cpu == cpu_model::snb_ep ? cpu_model::ivb_ep : cpu_model::snb_ep;
         std::string reason = d.box_name() + " has no event '" + name + "' on " + to_string(d.cpu);
-        if (catalog_for(d.kind, other).find(name))
-            reason += " (only " + std::string(to_string(other)) + " has it)";
+        std::string others;
+        for (const cpu_desc& c : cpu_registry())
+            if (c.key != d.cpu && c.box(d.kind) && catalog_for(d.kind, c.key).find(name))
+                others += (others.empty() ? "" : ", ") + std::string(c.name);
+        if (!others.empty()) reason += " (only " + others + " has it)";
         d.fail(reason);
     }
     const event_def& ev = cat.events()[*idx];
@@ -564,18 +557,18 @@ event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
             d.umask = static_cast<uint8_t>(v);
         } else if (t.key == "config") {
             uint64_t v = value();
-            const uint64_t thresh_field = ((uint64_t{1} << d.box->thresh_bits) - 1) << kThresh;
-            const uint64_t allowed = 0xFFFFull | (1ull << kEdge) | (qpi ? 1ull << kExt : 0) |
-                                     (1ull << kInv) | thresh_field;
+            namespace c = ctl_bits;
+            const uint64_t allowed = c::ev_sel.mask() | c::umask.mask() | c::edge.mask() |
+                                     (qpi ? c::ext.mask() : 0) | c::invert.mask() | d.box->thresh.mask();
             if (const uint64_t bad = v & ~allowed)
                 d.fail(t.text + " sets bits " + hex(bad) +
                        " that are not event, umask, edge, inv or thresh");
-            d.code = static_cast<uint8_t>(v & 0xFF);
-            d.umask = static_cast<uint8_t>((v >> 8) & 0xFF);
-            d.edge = (v >> kEdge) & 1;
-            d.ext = (v >> kExt) & 1;
-            set_inv(d, t.text, (v >> kInv) & 1);
-            d.thresh = static_cast<unsigned>(v >> kThresh);
+            d.code = static_cast<uint8_t>(c::ev_sel.get(v));
+            d.umask = static_cast<uint8_t>(c::umask.get(v));
+            d.edge = c::edge.test(v);
+            d.ext = c::ext.test(v);
+            set_inv(d, t.text, c::invert.test(v));
+            d.thresh = static_cast<unsigned>(d.box->thresh.get(v));
             if (d.modifier_term.empty() && (d.edge || d.inv || d.thresh)) d.modifier_term = t.text;
             have_event = true;
         } else if (!apply_common(d, t.key, t.value, t.text)) {

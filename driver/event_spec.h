@@ -45,7 +45,8 @@
 #include <string>
 
 #include "catalog/catalog.h"
-#include "core/personality.h"
+#include "desc/cpu.h"
+#include "desc/fields.h"
 
 namespace pmonsim::driver {
 
@@ -77,7 +78,7 @@ struct event_spec {
     // The name inside its box: "RxL_FLITS_G1.DRS_DATA" (name without "box/").
     std::string local_name() const;
     // The CTL value with the enable bit.
-    uint32_t ctl_enabled() const { return ctl | (1u << 22); }
+    uint32_t ctl_enabled() const { return ctl | static_cast<uint32_t>(ctl_bits::en.mask()); }
 };
 
 // Parses one event. qpi_ports: QPI ports present per socket (2, or 3 on ivb-ep).

@@ -139,8 +139,7 @@ cpuinfo_id read_cpuinfo(const std::string& file) {
 std::optional<cpu_model> model_of(const cpuinfo_id& id) {
     if (id.read_errno || !id.family || !id.model || *id.family != 6) return std::nullopt;
     if (!id.vendor.empty() && id.vendor != "GenuineIntel") return std::nullopt;
-    if (*id.model == 0x2D) return cpu_model::snb_ep;
-    if (*id.model == 0x3E) return cpu_model::ivb_ep;
+    if (const cpu_desc* d = find_cpu(*id.family, *id.model)) return d->key;
     return std::nullopt;
 }
 
@@ -160,9 +159,10 @@ cpu_model require_supported_cpu(const std::string& root) {
     const std::string file = root_path(root, "/proc/cpuinfo");
     const cpuinfo_id id = read_cpuinfo(file);
     if (const auto m = model_of(id)) return *m;
-    const std::string supported =
-        "pmonsim supports GenuineIntel family 6 model 0x2D (45: Xeon E5-2600, snb-ep) and model "
-        "0x3E (62: Xeon E5-2600 v2, ivb-ep)";
+    std::string supported = "pmonsim supports GenuineIntel";
+    for (const cpu_desc& d : cpu_registry())
+        supported += format("%s family %u model 0x%X (%u: %s, %s)", &d == &cpu_registry().front() ? "" : ",",
+                            d.identity.family, d.identity.model, d.identity.model, d.title, d.name);
     if (id.read_errno)
         throw hw_error("cannot read " + file + " to identify the CPU: " + std::strerror(id.read_errno));
     if (!id.family || !id.model)

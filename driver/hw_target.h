@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "core/personality.h"
+#include "desc/cpu.h"
 #include "driver/target.h"
 
 namespace pmonsim::driver {

@@ -6,22 +6,16 @@
 #include <string>
 #include <utility>
 
-#include "core/box_core.h"
+#include "desc/cpu.h"
 
 namespace pmonsim::driver {
 
 namespace {
 
-// Counters per box instance, from the box model (make_box_spec), built once.
+// Counters per box instance, from the CPU's descriptor.
 unsigned counters_of(box_kind kind, cpu_model cpu) {
-    static const std::vector<unsigned> n = [] {
-        std::vector<unsigned> v;
-        for (cpu_model c : {cpu_model::snb_ep, cpu_model::ivb_ep})
-            for (box_kind k : {box_kind::ubox, box_kind::ubox_fixed, box_kind::r2pcie, box_kind::qpi})
-                v.push_back(make_box_spec(k, c, 0).counters);
-        return v;
-    }();
-    return n[(cpu == cpu_model::snb_ep ? 0 : 4) + static_cast<unsigned>(kind)];
+    const box_desc* b = describe(cpu).box(kind);
+    return b ? b->counters : 0;
 }
 
 // "A", "A and B", "A, B and C".

@@ -1,11 +1,12 @@
 #include "driver/session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <tuple>
 
-#include "core/bits.h"
-#include "core/box_core.h"
+#include "desc/bits.h"
+#include "desc/box_spec.h"
 
 namespace pmonsim::driver {
 
@@ -19,22 +20,9 @@ const register_def& reg(const register_table& t, reg_role role, unsigned index =
     throw session_error("no register for role in " + t.title);
 }
 
-const register_table& table_of(cpu_model cpu, box_kind kind) {
-    static const register_table ubox[2] = {ubox_register_table(cpu_model::snb_ep),
-                                           ubox_register_table(cpu_model::ivb_ep)};
-    static const register_table r2[2] = {r2pcie_register_table(cpu_model::snb_ep),
-                                         r2pcie_register_table(cpu_model::ivb_ep)};
-    static const register_table qpi[2] = {qpi_pmon_register_table(cpu_model::snb_ep, 0),
-                                          qpi_pmon_register_table(cpu_model::ivb_ep, 0)};
-    const int i = cpu == cpu_model::ivb_ep;
-    switch (kind) {
-        case box_kind::ubox:
-        case box_kind::ubox_fixed: return ubox[i];
-        case box_kind::r2pcie: return r2[i];
-        case box_kind::qpi: return qpi[i];
-    }
-    return ubox[i];
-}
+// The registers a box owns (for QPI: the PMON function's and the packet
+// filter's; the offsets are the same on every port).
+const register_table& table_of(cpu_model cpu, box_kind kind) { return spec_for(kind, cpu).table; }
 
 std::string hex(uint64_t v) {
     char b[24];
@@ -42,7 +30,6 @@ std::string hex(uint64_t v) {
     return b;
 }
 
-constexpr uint32_t kFrz = 1u << 8, kRstCtrl = 1u << 0, kRstCtrs = 1u << 1;
 
 }  // namespace
 
@@ -97,14 +84,16 @@ pci_address pmon_session::pci_of(unsigned socket, box_kind kind, unsigned unit) 
     return qpi_address(s, unit, qpi_function::pmon);
 }
 
-// BOX_CTL of a PCI box: frz (bit 8); on SNB-EP frz only acts with frz_en
-// (bit 16); on IVB-EP bits 17:16 must be written 1.
+// BOX_CTL of a PCI box: frz, with frz_en where frz only acts with it
+// (SNB-EP), and the bits software must write as 1 (IVB-EP 17:16).
 void pmon_session::box_freeze(unsigned socket, box_kind kind, unsigned unit, bool frozen, bool reset) {
-    if (kind != box_kind::r2pcie && kind != box_kind::qpi) return;
-    const uint32_t base = topo_.cpu == cpu_model::snb_ep ? 0x10000u : 0x30000u;
-    const register_def& r = reg(table_of(topo_.cpu, kind), reg_role::box_ctl);
-    pci_write(pci_of(socket, kind, unit), r.offset,
-              base | (frozen ? kFrz : 0u) | (reset ? kRstCtrl | kRstCtrs : 0u));
+    const box_spec& spec = spec_for(kind, topo_.cpu);
+    if (!spec.has_box_ctl) return;
+    namespace b = box_ctl_bits;
+    const register_def& r = reg(spec.table, reg_role::box_ctl);
+    const uint64_t base = r.mask_of(attr::rv_w1) | (spec.freeze_needs_frz_en ? b::frz_en.mask() : 0);
+    const uint64_t v = base | (frozen ? b::frz.mask() : 0) | (reset ? b::rst_ctrl.mask() | b::rst_ctrs.mask() : 0);
+    pci_write(pci_of(socket, kind, unit), r.offset, static_cast<uint32_t>(v));
 }
 
 void pmon_session::program() {
@@ -128,16 +117,16 @@ void pmon_session::program() {
         } else if (e.kind == box_kind::ubox) {
             // No box control: enabled with ev_sel 0 ("enabled but no event")
             // until start() writes the event (327043-001 §2.1, UBox note).
-            msr_write(s, reg(t, reg_role::ctl, p.a.counter).offset, 1u << 22);
+            msr_write(s, reg(t, reg_role::ctl, p.a.counter).offset, ctl_bits::en.mask());
             msr_write(s, reg(t, reg_role::ctr, p.a.counter).offset, 0);
         } else {
             const pci_address a = pci_of(s, e.kind, e.unit);
             if (e.has_filter) {
                 const pci_address f = qpi_address(topo_.sockets[s], e.unit, qpi_function::filter);
-                pci_write(f, 0x228, static_cast<uint32_t>(e.match));
-                pci_write(f, 0x22C, static_cast<uint32_t>(e.match >> 32));
-                pci_write(f, 0x238, static_cast<uint32_t>(e.mask));
-                pci_write(f, 0x23C, static_cast<uint32_t>(e.mask >> 32));
+                pci_write(f, reg(t, reg_role::pkt_match0).offset, static_cast<uint32_t>(e.match));
+                pci_write(f, reg(t, reg_role::pkt_match1).offset, static_cast<uint32_t>(e.match >> 32));
+                pci_write(f, reg(t, reg_role::pkt_mask0).offset, static_cast<uint32_t>(e.mask));
+                pci_write(f, reg(t, reg_role::pkt_mask1).offset, static_cast<uint32_t>(e.mask >> 32));
             }
             pci_write(a, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
         }
@@ -150,7 +139,7 @@ void pmon_session::start() {
     for (placed& p : placed_) {
         const event_spec& e = events_[p.a.event];
         const register_table& t = table_of(topo_.cpu, e.kind);
-        if (e.kind == box_kind::ubox_fixed) msr_write(p.a.socket, reg(t, reg_role::fixed_ctl).offset, 1u << 22);
+        if (e.kind == box_kind::ubox_fixed) msr_write(p.a.socket, reg(t, reg_role::fixed_ctl).offset, ctl_bits::en.mask());
         if (e.kind == box_kind::ubox) msr_write(p.a.socket, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
         p.last = 0;
         p.total = 0;
@@ -173,7 +162,10 @@ uint64_t pmon_session::read_counter(const placed& p) {
 }
 
 uint32_t pmon_session::read_status(unsigned socket, box_kind kind, unsigned unit) {
-    if (topo_.cpu != cpu_model::ivb_ep || kind == box_kind::ubox_fixed) return 0;
+    // Only where a status bit means "this counter overflowed with ov_en"
+    // (without ov_en, any carry sets it and the wrap check covers it).
+    const box_spec& spec = spec_for(kind, topo_.cpu);
+    if (!spec.has_ov_en || !spec.has_box_status) return 0;
     const register_def& r = reg(table_of(topo_.cpu, kind), reg_role::box_status);
     if (kind == box_kind::ubox) return static_cast<uint32_t>(msr_read(socket, r.offset));
     return pci_read(pci_of(socket, kind, unit), r.offset);

@@ -13,7 +13,15 @@ namespace pmonsim::driver {
 namespace {
 
 constexpr uint16_t intel = 0x8086;
-constexpr uint8_t r2pcie_dev = 19, r2pcie_fn = 1;
+constexpr uint8_t r2pcie_fn = 1;
+
+// A PCI box's device on any CPU that has that unit (the registry's CPUs agree).
+uint8_t device_of(box_kind kind, unsigned unit) {
+    for (const cpu_desc& c : cpu_registry())
+        if (const box_desc* b = c.box(kind); b && unit < b->pci.size())
+            return static_cast<uint8_t>(b->pci[unit].device);
+    throw std::out_of_range("no " + std::string(to_string(kind)) + " unit " + std::to_string(unit));
+}
 
 std::string hex4(uint16_t v) {
     char b[8];
@@ -32,7 +40,7 @@ std::string dev_fn(uint8_t dev, uint8_t fn) { return "D" + std::to_string(dev) +
 // Whether `d` is one of the personality's uncore functions, at its place.
 bool is_uncore_function(cpu_model cpu, const pci_device_info& d) {
     if (d.vendor != intel) return false;
-    if (d.addr.dev == r2pcie_dev && d.addr.fn == r2pcie_fn && d.device == r2pcie_device_id(cpu)) return true;
+    if (d.addr.dev == device_of(box_kind::r2pcie, 0) && d.addr.fn == r2pcie_fn && d.device == r2pcie_device_id(cpu)) return true;
     for (unsigned p = 0; p < qpi_port_count(cpu); ++p)
         for (qpi_function f : {qpi_function::misc, qpi_function::pmon, qpi_function::filter})
             if (d.addr.dev == qpi_device_number(p) && d.addr.fn == static_cast<uint8_t>(f) &&
@@ -49,28 +57,29 @@ bool has_function(const std::vector<pci_device_info>& devices, const pci_address
 
 }  // namespace
 
-unsigned qpi_port_count(cpu_model cpu) { return cpu == cpu_model::snb_ep ? 2 : 3; }
+unsigned qpi_port_count(cpu_model cpu) { return describe(cpu).units(box_kind::qpi); }
 
-uint16_t r2pcie_device_id(cpu_model cpu) { return cpu == cpu_model::snb_ep ? 0x3C43 : 0x0E34; }
+uint16_t r2pcie_device_id(cpu_model cpu) {
+    const box_desc* r = describe(cpu).box(box_kind::r2pcie);
+    return r && !r->pci.empty() ? r->pci[0].pmon_id : 0;
+}
 
 uint16_t qpi_device_id(cpu_model cpu, unsigned port, qpi_function f) {
-    //                                 misc    pmon    filter
-    static const uint16_t snb[2][3] = {{0x3C80, 0x3C41, 0x3C86}, {0x3C90, 0x3C42, 0x3C96}};
-    static const uint16_t ivb[3][3] = {
-        {0x0E80, 0x0E32, 0x0E86}, {0x0E90, 0x0E33, 0x0E96}, {0x0EC0, 0x0E3A, 0x0EC6}};
-    if (port >= qpi_port_count(cpu))
+    const box_desc* q = describe(cpu).box(box_kind::qpi);
+    if (!q || port >= q->pci.size())
         throw std::out_of_range("no QPI port " + std::to_string(port) + " on " + to_string(cpu));
-    const unsigned i = f == qpi_function::misc ? 0 : f == qpi_function::pmon ? 1 : 2;
-    return cpu == cpu_model::snb_ep ? snb[port][i] : ivb[port][i];
+    const pci_unit& u = q->pci[port];
+    switch (f) {
+        case qpi_function::misc: return u.misc_id;
+        case qpi_function::pmon: return u.pmon_id;
+        case qpi_function::filter: return u.filter_id;
+    }
+    throw std::out_of_range("no such QPI function");
 }
 
-uint8_t qpi_device_number(unsigned port) {
-    static const uint8_t dev[3] = {8, 9, 24};
-    if (port >= 3) throw std::out_of_range("no QPI port " + std::to_string(port));
-    return dev[port];
-}
+uint8_t qpi_device_number(unsigned port) { return device_of(box_kind::qpi, port); }
 
-pci_address r2pcie_address(const socket_info& s) { return {s.domain, s.bus, r2pcie_dev, r2pcie_fn}; }
+pci_address r2pcie_address(const socket_info& s) { return {s.domain, s.bus, device_of(box_kind::r2pcie, 0), r2pcie_fn}; }
 
 pci_address qpi_address(const socket_info& s, unsigned port, qpi_function f) {
     return {s.domain, s.bus, qpi_device_number(port), static_cast<uint8_t>(f)};
@@ -89,7 +98,7 @@ topology discover(target& t, cpu_model cpu) {
         socket_info& s = buses[{d.addr.domain, d.addr.bus}];
         s.domain = d.addr.domain;
         s.bus = d.addr.bus;
-        if (d.addr.dev == r2pcie_dev && d.addr.fn == r2pcie_fn) s.has_r2pcie = true;
+        if (d.addr.dev == device_of(box_kind::r2pcie, 0) && d.addr.fn == r2pcie_fn) s.has_r2pcie = true;
     }
     for (auto& [key, s] : buses) {
         for (unsigned p = 0; p < qpi_port_count(cpu); ++p) {
@@ -105,15 +114,19 @@ topology discover(target& t, cpu_model cpu) {
     }
 
     if (buses.empty()) {
-        const cpu_model other = cpu == cpu_model::snb_ep ? cpu_model::ivb_ep : cpu_model::snb_ep;
         std::string msg = "no uncore PCI bus found: none of the " + std::to_string(devices.size()) +
                           " PCI functions is an uncore function of " + to_string(cpu) + " (R2PCIe 8086:" +
                           hex4(r2pcie_device_id(cpu)) + " at D19:F1, QPI misc 8086:" +
                           hex4(qpi_device_id(cpu, 0, qpi_function::misc)) + " at D8:F0, ...)";
-        if (std::any_of(devices.begin(), devices.end(),
-                        [&](const pci_device_info& d) { return is_uncore_function(other, d); }))
-            msg += "; the machine has " + std::string(to_string(other)) + " uncore functions: the CPU is " +
-                   to_string(other) + ", not " + to_string(cpu);
+        const cpu_desc* other = nullptr;
+        for (const cpu_desc& c : cpu_registry())
+            if (c.key != cpu && std::any_of(devices.begin(), devices.end(), [&](const pci_device_info& d) {
+                    return is_uncore_function(c.key, d);
+                }))
+                other = &c;
+        if (other)
+            msg += "; the machine has " + std::string(other->name) + " uncore functions: the CPU is " +
+                   other->name + ", not " + to_string(cpu);
         else
             msg += "; a virtual machine does not show the uncore, and some BIOSes hide the uncore PCI "
                    "devices: enable their export in the BIOS";

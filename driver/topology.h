@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "core/personality.h"
+#include "desc/cpu.h"
 #include "driver/hw_target.h"
 #include "driver/target.h"
 

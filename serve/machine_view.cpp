@@ -135,7 +135,7 @@ static void write_core_pmu(tree_writer& w) {
 }
 
 machine_view::machine_view(uncore_system& sys, uint64_t tsc_hz)
-    : sys_(sys), id_(identity_of(sys.config().cpu)), tsc_hz_(tsc_hz) {
+    : sys_(sys), id_(pmonsim::describe(sys.config().cpu).identity), tsc_hz_(tsc_hz) {
     const uncore_config& cfg = sys.config();
     const unsigned per = cfg.cpus_per_socket;
     threads_ = per % 2 == 0 ? 2 : 1;

@@ -4,7 +4,7 @@
 // show for it (/proc/cpuinfo, the sysfs CPU and PCI trees, /proc/bus/pci, the
 // ACPI MCFG table, /dev/cpu/N/msr), written into a directory that the
 // interposer serves in place of the host's. Everything comes from the
-// model's own description (uncore_system, identity_of()): a CPU added to the
+// model's own description (uncore_system, the CPU descriptor): a CPU added to the
 // model is presented without new code here.
 //
 // Topology (no manual states it; Linux's usual numbering inside a socket):

@@ -7,11 +7,11 @@ namespace pmonsim::serve {
 
 namespace {
 
-constexpr uint64_t kEnable = 1ull << 22;      // a counter control's en
-constexpr uint32_t kBoxFreeze = 1u << 8;      // BOX_CTL.frz
+constexpr uint64_t kEnable = ctl_bits::en.mask();
+constexpr uint32_t kBoxFreeze = box_ctl_bits::frz.mask();
 // The driver's box init: reset controls and counters, obey freeze
 // (SNBEP_PMON_BOX_CTL_INT, and IVBEP_PMON_BOX_CTL_INT which is the same).
-constexpr uint32_t kBoxInit = 1u << 0 | 1u << 1 | 1u << 16;
+constexpr uint32_t kBoxInit = box_ctl_bits::rst_ctrl.mask() | box_ctl_bits::rst_ctrs.mask() | box_ctl_bits::frz_en.mask();
 constexpr uint64_t kFixedEvent = 0xff;        // UNCORE_FIXED_EVENT
 constexpr uint64_t kPollPs = 60'000'000'000'000ull;  // the driver's hrtimer: 60 s
 // perf_event_attr bit fields the uncore driver refuses: exclude_user,
@@ -31,12 +31,12 @@ std::string no_underscores(std::string s) {
 }
 
 // The kernel's format names for the counter control fields.
-const char* format_name(const std::string& field) {
-    if (field == "ev_sel") return "event";
-    if (field == "umask") return "umask";
-    if (field == "edge_det") return "edge";
-    if (field == "invert") return "inv";
-    if (field == "thresh") return "thresh";
+const char* format_name(const field_def& f) {
+    if (f.is(ctl_bits::ev_sel)) return "event";
+    if (f.is(ctl_bits::umask)) return "umask";
+    if (f.is(ctl_bits::edge)) return "edge";
+    if (f.is(ctl_bits::invert)) return "inv";
+    if (f.is(ctl_bits::thresh) || f.is(ctl_bits::thresh5)) return "thresh";
     return nullptr;
 }
 
@@ -68,15 +68,15 @@ void describe_box(presented_pmu& p, const register_table& t) {
     }
     const register_def& ctl0 = *with_role(t, reg_role::ctl, 0);
     bool ext = false;
-    for (const auto& f : ctl0.fields) ext |= f.name == "ev_sel_ext";
+    for (const auto& f : ctl0.fields) ext |= f.is(ctl_bits::ext);
     for (const auto& f : ctl0.fields) {
-        const bool is_ext = f.name == "ev_sel_ext";
-        const char* name = format_name(f.name);
+        const bool is_ext = f.is(ctl_bits::ext);
+        const char* name = format_name(f);
         if (!name && !is_ext) continue;
         p.event_mask |= ((f.hi == 63 ? ~0ull : (1ull << (f.hi + 1)) - 1) >> f.lo) << f.lo;
         if (!name) continue;
         std::string spec = "config:" + range(f.lo, f.hi);
-        if (f.name == "ev_sel" && ext) spec += ",21";  // Linux's event_ext: one name for both selects
+        if (f.is(ctl_bits::ev_sel) && ext) spec += "," + std::to_string(ctl_bits::ext.lo);  // Linux's event_ext: one name for both selects
         p.formats.push_back({name, spec});
     }
 }
@@ -100,27 +100,11 @@ void describe_filter(presented_pmu& p, const register_table& t) {
     }
 }
 
-// The driver's named events (its event_descs), by personality and box type.
-// Only snb-ep's QPI type has any: ivb-ep's QPI type, and every UBox and
-// R2PCIe type, define none, so their PMUs have no events/ directory. The
-// contents are the driver's strings, in the terms of the format/ fields
-// (event=0x102 sets the extra select bit through "config:0-7,21").
-struct event_alias {
-    cpu_model cpu;
-    box_kind kind;
-    const char* name;
-    const char* value;
-};
-constexpr event_alias kEventAliases[] = {
-    {cpu_model::snb_ep, box_kind::qpi, "clockticks", "event=0x14"},
-    {cpu_model::snb_ep, box_kind::qpi, "txl_flits_active", "event=0x00,umask=0x06"},
-    {cpu_model::snb_ep, box_kind::qpi, "drs_data", "event=0x102,umask=0x08"},
-    {cpu_model::snb_ep, box_kind::qpi, "ncb_data", "event=0x103,umask=0x04"},
-};
-
+// The driver's named events (its event_descs), from the box's descriptor: a
+// box type without any has no events/ directory.
 void describe_events(presented_pmu& p, cpu_model cpu) {
-    for (const auto& a : kEventAliases)
-        if (a.cpu == cpu && a.kind == p.kind) p.events.push_back({a.name, a.value});
+    if (const box_desc* b = describe(cpu).box(p.kind))
+        for (const auto& a : b->linux_events) p.events.push_back({a.name, a.value});
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "core/personality.h"
+#include "desc/cpu.h"
 #include "serve/core_pmu.h"
 #include "sc/uncore_system.h"
 #include "serve/protocol.h"
@@ -114,7 +114,7 @@ private:
     log_fn log_;
     std::vector<presented_pmu> pmus_;
     // The "cpu" PMU's events (serve/core_pmu.h), by the ids it gives.
-    core_pmu core_{sys_.config().sockets * cpus_per_socket_, identity_of(sys_.config().cpu).base_mhz,
+    core_pmu core_{sys_.config().sockets * cpus_per_socket_, describe(sys_.config().cpu).identity.base_mhz,
                    cpus_per_socket_ % 2 ? 8u : 4u, log_};
     std::map<uint64_t, event> events_;
     std::map<std::pair<unsigned, unsigned>, box_state> boxes_;  // (pmu, socket)

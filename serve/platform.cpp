@@ -22,7 +22,7 @@ void add_caching_agents(std::vector<platform_msr>& out, unsigned boxes) {
 }  // namespace
 
 std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores) {
-    const cpu_identity id = identity_of(cpu);
+    const cpu_identity id = describe(cpu).identity;
     const uint64_t ratio = id.base_mhz / 100;
     uint64_t turbo = 0;  // MSR_TURBO_RATIO_LIMIT: no turbo, every core count at the base ratio
     for (unsigned i = 0; i < 8; ++i) turbo |= ratio << (8 * i);
@@ -84,11 +84,7 @@ std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores) {
 std::vector<platform_function> platform_functions(cpu_model cpu) {
     // The device IDs follow one pattern in both generations: the iMC channel
     // at D16:Fn is xxBn (SNB-EP 3CBn, IVB-EP 0EBn), R3QPI link 0/1 at D19:F5/F6.
-    uint16_t imc = 0, r3qpi = 0;
-    switch (cpu) {
-        case cpu_model::snb_ep: imc = 0x3CB0; r3qpi = 0x3C44; break;
-        case cpu_model::ivb_ep: imc = 0x0EB0; r3qpi = 0x0E36; break;
-    }
+    const uint16_t imc = describe(cpu).platform.imc_channel, r3qpi = describe(cpu).platform.r3qpi;
     std::vector<platform_function> f;
     for (unsigned fn : {0u, 1u, 4u, 5u})
         f.push_back({16, fn, static_cast<uint16_t>(imc + fn), 0x088000,

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/personality.h"
+#include "desc/cpu.h"
 
 namespace pmonsim::serve {
 

@@ -101,7 +101,7 @@ bool parse(int argc, char** argv, options& o) {
     std::string cpu = "ivb-ep", report = "table";
     po::options_description opts(o.exec ? "pmonsim exec options" : "pmonsim serve options");
     opts.add_options()("help,h", "show this help")
-        ("cpu", po::value(&cpu)->default_value(cpu), "personality: snb-ep (E5-2600) or ivb-ep (E5-2600 v2)");
+        ("cpu", po::value(&cpu)->default_value(cpu), ("CPU: " + cpu_names(", ")).c_str());
     add_model_options(opts, o.cfg);
     opts.add_options()
         ("start-frozen", po::bool_switch(&o.cfg.start_frozen), "start with the global freeze asserted (ivb-ep)")
@@ -280,7 +280,7 @@ int sc_main(int argc, char** argv) {
             std::cerr << me << ": " << e.what() << "\n";
             return kExitBadInput;
         }
-        const double tsc_mhz = o.tsc_mhz ? o.tsc_mhz : identity_of(o.cfg.cpu).base_mhz;
+        const double tsc_mhz = o.tsc_mhz ? o.tsc_mhz : describe(o.cfg.cpu).identity.base_mhz;
         serve::machine_view view(sys, static_cast<uint64_t>(tsc_mhz * 1e6 + 0.5));
         if (::mkdir(root.c_str(), 0755) != 0) throw std::runtime_error("cannot make " + root);
         view.write_tree(root);

@@ -21,8 +21,8 @@ void add_model_options(boost::program_options::options_description& opts, uncore
 }
 
 cpu_model parse_cpu_option(const std::string& s) {
-    if (auto m = parse_cpu_model(s)) return *m;
-    throw bad_input("--cpu must be snb-ep or ivb-ep, not '" + s + "'");
+    if (const cpu_desc* d = find_cpu(s)) return d->key;
+    throw bad_input("--cpu must be one of " + cpu_names(", ") + ", not '" + s + "'");
 }
 
 }  // namespace pmonsim

@@ -264,7 +264,7 @@ bool parse(int argc, char** argv, stat_options& o) {
         ("field-separator,x", po::value(&o.sep), "CSV output with this separator (perf's field order)")
         ("json", po::bool_switch(&o.json), "one JSON object per count")
         ("socket", po::value(&o.socket), "show only this socket")
-        ("cpu", po::value(&cpu), "sim: snb-ep or ivb-ep (default ivb-ep); hw: override the detected CPU")
+        ("cpu", po::value(&cpu), ("sim: " + cpu_names(", ") + " (default ivb-ep); hw: override the detected CPU").c_str())
         ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)");
     add_model_options(opts, o.cfg, "sim: ");
     po::variables_map vm;
@@ -284,9 +284,9 @@ bool parse(int argc, char** argv, stat_options& o) {
     for (const std::string& e : ev)
         for (const std::string& one : split_events(e)) o.events.push_back(one);
     if (vm.count("cpu")) {
-        auto m = parse_cpu_model(cpu);
-        if (!m) throw event_error("--cpu must be snb-ep or ivb-ep, not '" + cpu + "'");
-        o.cfg.cpu = *m;
+        const cpu_desc* d = find_cpu(cpu);
+        if (!d) throw event_error("--cpu must be one of " + cpu_names(", ") + ", not '" + cpu + "'");
+        o.cfg.cpu = d->key;
         o.cpu_given = true;
     }
     if (o.target != "sim" && o.target != "hw") throw event_error("--target must be sim or hw, not '" + o.target + "'");

@@ -110,7 +110,7 @@ bool parse_options(int argc, char** argv, run_options& o) {
     opts.add_options()
         ("help,h", "show this help")
         ("config", po::value(&config), "read options from FILE (one 'name = value' per line)")
-        ("cpu", po::value(&cpu)->default_value(cpu), "personality: snb-ep (E5-2600) or ivb-ep (E5-2600 v2)");
+        ("cpu", po::value(&cpu)->default_value(cpu), ("CPU: " + cpu_names(", ")).c_str());
     add_model_options(opts, o.cfg);
     opts.add_options()
         ("start-frozen", po::bool_switch(&o.cfg.start_frozen), "start with the global freeze asserted (ivb-ep)")

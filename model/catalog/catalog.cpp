@@ -7,16 +7,6 @@
 
 namespace pmonsim {
 
-const char* to_string(box_kind k) {
-    switch (k) {
-        case box_kind::ubox: return "ubox";
-        case box_kind::ubox_fixed: return "ubox_fixed";
-        case box_kind::r2pcie: return "r2pcie";
-        case box_kind::qpi: return "qpi";
-    }
-    return "?";
-}
-
 uint8_t event_def::valid_umask() const {
     uint8_t m = 0;
     for (const auto& u : umasks) m |= u.value;

@@ -11,12 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/personality.h"
+#include "desc/cpu.h"
 
 namespace pmonsim {
-
-enum class box_kind { ubox, ubox_fixed, r2pcie, qpi };
-const char* to_string(box_kind k);
 
 struct umask_def {
     std::string name;

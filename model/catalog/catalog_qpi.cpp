@@ -306,9 +306,8 @@ constexpr uint32_t rds_mask = 0xFu << 16;
 
 }  // namespace
 
-std::vector<event_def> qpi_events(cpu_model cpu) {
-    return cpu == cpu_model::snb_ep ? snb_ep_events() : ivb_ep_events();
-}
+std::vector<event_def> snb_ep_qpi_events() { return snb_ep_events(); }
+std::vector<event_def> ivb_ep_qpi_events() { return ivb_ep_events(); }
 
 // Presets for CTO_COUNT, named like the perfmon UNC_Q_MESSAGE.<name> entries.
 // Both generations use the same filter layout, so the list is shared.

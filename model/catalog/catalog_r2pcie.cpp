@@ -121,8 +121,7 @@ std::vector<event_def> ivb_ep_events() {
 
 }  // namespace
 
-std::vector<event_def> r2pcie_events(cpu_model cpu) {
-    return cpu == cpu_model::snb_ep ? snb_ep_events() : ivb_ep_events();
-}
+std::vector<event_def> snb_ep_r2pcie_events() { return snb_ep_events(); }
+std::vector<event_def> ivb_ep_r2pcie_events() { return ivb_ep_events(); }
 
 }  // namespace pmonsim::catalog_data

@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "core/bits.h"
+#include "desc/bits.h"
 
 namespace pmonsim {
 
@@ -16,93 +16,13 @@ namespace {
 // cycle) and sums of increments stay far from 64 bits.
 constexpr cycle_t kHorizon = cycle_t{1} << 60;
 
-constexpr unsigned kEn = 22, kEdge = 18, kRst = 17, kOvEn = 20, kExt = 21, kInv = 23;
-
-bool has_field(const register_def& r, const char* name) {
-    for (const auto& f : r.fields)
-        if (f.name == name) return true;
-    return false;
-}
-
-const field_def* field(const register_def& r, const char* name) {
-    for (const auto& f : r.fields)
-        if (f.name == name) return &f;
-    return nullptr;
-}
-
 std::string hex(uint64_t v) {
     char b[24];
     std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
     return b;
 }
 
-// Only the registers of one box out of a function's or the UBox's table.
-register_table only_roles(const register_table& t, std::initializer_list<reg_role> roles) {
-    register_table out;
-    out.title = t.title;
-    out.msr_space = t.msr_space;
-    for (const auto& r : t.regs)
-        if (std::find(roles.begin(), roles.end(), r.role) != roles.end()) out.regs.push_back(r);
-    return out;
-}
-
 }  // namespace
-
-box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
-    box_spec s;
-    s.kind = kind;
-    s.cpu = cpu;
-    switch (kind) {
-        case box_kind::ubox: {
-            s.name = "ubox";
-            s.table = only_roles(ubox_register_table(cpu),
-                                 {reg_role::ctl, reg_role::ctr, reg_role::box_status});
-            s.counters = 2;
-            s.ev_sel0_is_idle = true;
-            s.global_bit = cpu == cpu_model::ivb_ep ? 1 : -1;
-            break;
-        }
-        case box_kind::ubox_fixed:
-            s.name = "ubox_fixed";
-            s.table = only_roles(ubox_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
-            s.counters = 1;
-            s.fixed = true;
-            s.global_bit = cpu == cpu_model::ivb_ep ? 0 : -1;
-            break;
-        case box_kind::r2pcie:
-            s.name = "r2pcie";
-            s.table = r2pcie_register_table(cpu);
-            s.global_bit = cpu == cpu_model::ivb_ep ? 26 : -1;
-            break;
-        case box_kind::qpi: {
-            s.name = "qpi" + std::to_string(unit);
-            s.table = qpi_pmon_register_table(cpu, unit);
-            for (const auto& r : qpi_filter_register_table(cpu, unit).regs)
-                if (r.role != reg_role::vendor_device) s.table.regs.push_back(r);
-            s.global_bit = cpu == cpu_model::ivb_ep && unit < 2 ? static_cast<int>(22 + unit) : -1;
-            break;
-        }
-    }
-    // Everything else follows from the register fields.
-    for (const auto& r : s.table.regs) {
-        if (r.role == reg_role::ctr || r.role == reg_role::fixed_ctr) {
-            s.width = field(r, "event_count")->hi + 1u;
-        } else if (r.role == reg_role::ctl || r.role == reg_role::fixed_ctl) {
-            if (const field_def* t = field(r, "thresh")) s.thresh_bits = t->hi - t->lo + 1u;
-            s.has_invert = has_field(r, "invert");
-            s.has_ov_en = has_field(r, "ov_en");
-            s.has_ext = has_field(r, "ev_sel_ext");
-        } else if (r.role == reg_role::box_ctl) {
-            s.has_box_ctl = true;
-            s.freeze_needs_frz_en = has_field(r, "frz_en");
-        } else if (r.role == reg_role::box_status) {
-            s.has_box_status = true;
-        }
-    }
-    s.status_on_any_carry = s.has_box_status && !s.has_ov_en;
-    if (!s.fixed) s.catalog = &catalog_for(kind, cpu);
-    return s;
-}
 
 box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, unsigned socket)
     : spec_ptr_(std::make_shared<const box_spec>(std::move(spec))), spec_(*spec_ptr_), clock_(clock), diags_(diags), socket_(socket), ctr_(spec_.counters),
@@ -112,7 +32,8 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     rising_.assign(n_inputs, 0);
     uses_.assign(n_inputs, {});
     use_mask_.assign(n_inputs, 0);
-    if (spec_.counters > 4) throw std::logic_error(spec_.name + ": more than 4 counters");
+    if (spec_.counters > max_box_counters)
+        throw std::logic_error(spec_.name + ": more counters than the engine holds");
     if (spec_.kind == box_kind::qpi && spec_.catalog) {
         if (auto e = spec_.catalog->find(static_cast<uint8_t>(spec_.cto_code), true))
             cto_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
@@ -147,7 +68,7 @@ void box_core::decode(unsigned i) {
     }
     for (size_t in = 0; in < uses_.size(); ++in) {
         uint8_t m = 0;
-        for (unsigned j = 0; j < 4; ++j) m |= static_cast<uint8_t>((uses_[in][j] != 0) << j);
+        for (unsigned j = 0; j < max_box_counters; ++j) m |= static_cast<uint8_t>((uses_[in][j] != 0) << j);
         use_mask_[in] = m;
     }
     ginc_[i] = inc;
@@ -158,8 +79,8 @@ void box_core::decode(unsigned i) {
 void box_core::decode_ctl(unsigned i) {
     counter& c = ctr_[i];
     const uint32_t v = c.ctl;
-    c.en = get_bit(v, kEn);
-    c.ov_en = spec_.has_ov_en && get_bit(v, kOvEn);
+    c.en = ctl_bits::en.test(v);
+    c.ov_en = spec_.has_ov_en && ctl_bits::ov_en.test(v);
     c.cond = {};
     c.inputs.clear();
     c.problem.clear();
@@ -169,12 +90,12 @@ void box_core::decode_ctl(unsigned i) {
         c.counts = true;  // one per cycle of its clock
         return;
     }
-    c.cond.thresh = static_cast<uint32_t>(get_bits(v, 24 + spec_.thresh_bits - 1, 24));
-    c.cond.invert = spec_.has_invert && get_bit(v, kInv);
-    c.cond.edge = get_bit(v, kEdge);
-    const uint8_t ev = static_cast<uint8_t>(v & 0xFF);
-    const uint8_t umask = static_cast<uint8_t>((v >> 8) & 0xFF);
-    const bool ext = spec_.has_ext && get_bit(v, kExt);
+    c.cond.thresh = static_cast<uint32_t>(spec_.thresh.get(v));
+    c.cond.invert = spec_.has_invert && ctl_bits::invert.test(v);
+    c.cond.edge = ctl_bits::edge.test(v);
+    const uint8_t ev = static_cast<uint8_t>(ctl_bits::ev_sel.get(v));
+    const uint8_t umask = static_cast<uint8_t>(ctl_bits::umask.get(v));
+    const bool ext = spec_.has_ext && ctl_bits::ext.test(v);
     if (spec_.ev_sel0_is_idle && ev == 0) return;  // "enabled but no event"
     auto sel = spec_.catalog->select(ev, ext, umask);
     if (!sel.error.empty()) {
@@ -238,8 +159,9 @@ std::string box_core::event_name(unsigned i) const {
     const counter& c = ctr_.at(i);
     if (spec_.fixed) return "UCLK";
     if (c.ctl == 0) return "-";
-    const uint8_t ev = c.ctl & 0xFF, umask = (c.ctl >> 8) & 0xFF;
-    const bool ext = spec_.has_ext && get_bit(c.ctl, kExt);
+    const uint8_t ev = static_cast<uint8_t>(ctl_bits::ev_sel.get(c.ctl)),
+                  umask = static_cast<uint8_t>(ctl_bits::umask.get(c.ctl));
+    const bool ext = spec_.has_ext && ctl_bits::ext.test(c.ctl);
     if (spec_.ev_sel0_is_idle && ev == 0) return "-";
     auto e = spec_.catalog->find(ev, ext);
     if (!e) return "?";
@@ -259,9 +181,9 @@ std::string box_core::event_name(unsigned i) const {
 }
 
 bool box_core::frozen() const {
-    const bool frz = get_bit(box_ctl_, 8);
+    const bool frz = box_ctl_bits::frz.test(box_ctl_);
     const bool box_frozen =
-        spec_.has_box_ctl && frz && (!spec_.freeze_needs_frz_en || get_bit(box_ctl_, 16));
+        spec_.has_box_ctl && frz && (!spec_.freeze_needs_frz_en || box_ctl_bits::frz_en.test(box_ctl_));
     return box_frozen || global_freeze_;
 }
 
@@ -516,12 +438,12 @@ add_result add_wrapping(uint64_t value, unsigned __int128 total, unsigned width)
 
 }  // namespace
 
-void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>& incs) {
+void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max_box_counters>& incs) {
     const flit_stream& st = (*streams_)[d];
     // Counters without a threshold only need how many slots of each kind
     // (and matching headers) the walk saw; the others follow the cycles.
-    flit_lane lanes[4];
-    std::array<unsigned, 4> lane_of{}, plain_of{};
+    flit_lane lanes[max_box_counters];
+    std::array<unsigned, max_box_counters> lane_of{}, plain_of{};
     unsigned n_lanes = 0, n_plain = 0;
     for (unsigned i = 0; i < ctr_.size(); ++i) {
         const counter& c = ctr_[i];
@@ -640,7 +562,7 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>&
 }
 
 std::optional<std::pair<uint64_t, unsigned>> box_core::first_slot_carry(
-    unsigned d, uint64_t n, const std::array<uint32_t, 4>& incs) const {
+    unsigned d, uint64_t n, const std::array<uint32_t, max_box_counters>& incs) const {
     const flit_stream& st = (*streams_)[d];
     std::optional<std::pair<uint64_t, unsigned>> best;
     for (unsigned i = 0; i < ctr_.size(); ++i) {
@@ -713,7 +635,7 @@ void box_core::count_run(unsigned i, uint32_t inc, uint64_t n) {
 // of equal increments in one piece or in two gives the same value and edge
 // state (conditioning.h), so the result is the walk's.
 void box_core::advance_lazily(cycle_t target) {
-    std::array<cycle_t, 4> from;
+    std::array<cycle_t, max_box_counters> from;
     from.fill(cur_);
     auto catch_up = [&](unsigned i, cycle_t to) {  // counter i over [from[i], to)
         if (to <= from[i]) return;
@@ -721,7 +643,7 @@ void box_core::advance_lazily(cycle_t target) {
         if (c.en && c.counts) count_run(i, spec_.fixed ? 1 : static_cast<uint32_t>(ginc_[i]), to - from[i]);
         from[i] = to;
     };
-    const unsigned n_ctr = static_cast<unsigned>(std::min<size_t>(ctr_.size(), 4));
+    const unsigned n_ctr = static_cast<unsigned>(ctr_.size());
     while (steps_.front_cycle() < target) {
         const step& s = steps_.front();
         apply_step(s, [&](unsigned i) { catch_up(i, s.cycle); });  // before its increment changes
@@ -756,8 +678,8 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         }
         // Each counter's increment from posted steps (constant until `next`),
         // and the earliest message-raising carry: the run stops after it.
-        std::array<run_adds, 4> adds{};
-        std::array<uint32_t, 4> incs{};
+        std::array<run_adds, max_box_counters> adds{};
+        std::array<uint32_t, max_box_counters> incs{};
         uint64_t run = n;
         int who = -1;
         auto candidate = [&](uint64_t k, unsigned i) {  // carry in the run's cycle k
@@ -843,7 +765,7 @@ void box_core::check_live(unsigned i, time_ps now) {
     for (const auto& reg : spec_.table.regs)
         if (reg.role == reg_role::ctl && reg.index == i) r = &reg;
     if (!c.problem.empty()) diag(*r, c.ctl, now, c.problem + "; the counter counts nothing");
-    if (c.cond.thresh == 0 && (c.cond.edge || get_bit(c.ctl, kInv)) && c.counts)
+    if (c.cond.thresh == 0 && (c.cond.edge || ctl_bits::invert.test(c.ctl)) && c.counts)
         diag(*r, c.ctl, now, "edge_det/invert set with thresh 0: ignored, the raw increment is counted");
     c.diagnosed = true;
 }
@@ -888,7 +810,7 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
         case reg_role::fixed_ctl: {
             counter& c = ctr_.at(r.index);
             c.ctl = static_cast<uint32_t>(merge(c.ctl));
-            if (pulses & (1u << kRst)) c.value = 0;
+            if (ctl_bits::rst.test(pulses)) c.value = 0;
             c.prev = false;  // the edge detector restarts on every control write
             decode(r.index);
             check_live(r.index, now);
@@ -905,13 +827,13 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
         case reg_role::box_ctl: {
             const bool was_frozen = frozen();
             box_ctl_ = static_cast<uint32_t>(merge(box_ctl_));
-            if (pulses & 1u)  // rst_ctrl
+            if (box_ctl_bits::rst_ctrl.test(pulses))
                 for (unsigned i = 0; i < ctr_.size(); ++i) {
                     ctr_[i].ctl = 0;
                     ctr_[i].prev = false;
                     decode(i);
                 }
-            if (pulses & 2u)  // rst_ctrs
+            if (box_ctl_bits::rst_ctrs.test(pulses))
                 for (auto& c : ctr_) c.value = 0;
             if (was_frozen && !frozen()) check_all_live(now);
             break;

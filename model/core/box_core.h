@@ -22,7 +22,8 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "core/clock.h"
+#include "desc/box_spec.h"
+#include "desc/clock.h"
 #include "core/conditioning.h"
 #include "core/diagnostics.h"
 #include "core/flit_stream.h"
@@ -30,33 +31,6 @@
 #include "tables/register_table.h"
 
 namespace pmonsim {
-
-// Behaviour of a box, derived from its register table (so the personality
-// differences stay table data) plus the few facts tables do not carry.
-struct box_spec {
-    box_kind kind = box_kind::r2pcie;
-    cpu_model cpu = cpu_model::ivb_ep;
-    std::string name;            // instance: "ubox", "ubox_fixed", "r2pcie", "qpi0"
-    unsigned counters = 4;
-    unsigned width = 44;
-    unsigned thresh_bits = 8;
-    bool has_invert = false;
-    bool has_ov_en = false;
-    bool has_ext = false;
-    bool has_box_ctl = false;
-    bool freeze_needs_frz_en = false;  // SNB-EP: frozen iff frz_en && frz
-    bool has_box_status = false;
-    bool status_on_any_carry = false;  // SNB-EP: any carry sets BOX_STATUS
-    bool fixed = false;                // counts its own clock; no event select
-    bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
-    int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
-    uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)
-    const event_catalog* catalog = nullptr;
-    // The registers this box owns.
-    register_table table;
-};
-
-box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit = 0);
 
 struct overflow_message {
     cycle_t cycle;     // the cycle whose increment carried out
@@ -203,11 +177,11 @@ private:
     void derive_slot_weights(counter& c) const;
     // Flit-slot counting over [cur_, cur_ + n) for the counters following
     // direction d; incs[i] is counter i's increment from other inputs.
-    void walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, 4>& incs);
+    void walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max_box_counters>& incs);
     // The first cycle in [cur_, cur_ + n) in which a message-capable counter
     // following direction d carries out, and which counter.
     std::optional<std::pair<uint64_t, unsigned>> first_slot_carry(
-        unsigned d, uint64_t n, const std::array<uint32_t, 4>& incs) const;
+        unsigned d, uint64_t n, const std::array<uint32_t, max_box_counters>& incs) const;
     void skip_slots(unsigned d, cycle_t to);
     void drop_consumed(unsigned d, size_t idx);
     uint64_t slot_input_now(unsigned input) const;
@@ -238,9 +212,9 @@ private:
     std::vector<uint64_t> inputs_;
     std::vector<uint64_t> rising_;              // per input: positive steps not applied yet
     std::vector<uint32_t> max_inc_;             // per input: its event's largest increment (0: CLOCKTICKS)
-    std::vector<std::array<uint8_t, 4>> uses_;  // per input: times each counter sums it
+    std::vector<std::array<uint8_t, max_box_counters>> uses_;  // per input: times each counter sums it
     std::vector<uint8_t> use_mask_;             // per input: the counters that sum it, a bit each
-    std::array<uint64_t, 4> ginc_{};            // per counter: sum of its inputs_
+    std::array<uint64_t, max_box_counters> ginc_{};            // per counter: sum of its inputs_
     uint32_t ov_mask_ = 0;                      // counters that count with ov_en
     step_queue steps_;             // posted input changes, earliest first
     std::deque<header> headers_;   // sorted by cycle

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/clock.h"
+#include "desc/clock.h"
 #include "core/conditioning.h"
 
 namespace pmonsim {

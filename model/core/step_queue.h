@@ -20,7 +20,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/clock.h"
+#include "desc/clock.h"
 
 namespace pmonsim {
 

@@ -41,9 +41,9 @@ void global_pmon::overflow(size_t b) {
         const time_ps at = uclk_.cycle_start(uclk_.cycles_before(t) + latency_);
         distribute_.notify(from_ps(at - t));
     }
-    const uint32_t cores = ctl_ & 0x7FFFu;
+    const uint32_t cores = static_cast<uint32_t>(global_ctl_bits::pmi_core_sel.get(ctl_));
     if (cores) {
-        for (unsigned c = 0; c < 15; ++c)
+        for (unsigned c = 0; c < global_ctl_bits::pmi_core_sel.width(); ++c)
             if (cores & (1u << c)) ++pmi_count_[c];
         pmi_mask_ = cores;  // the line stays up for a UCLK cycle after the latest PMI
         pmi_end_time_ = uclk_.cycle_start(uclk_.cycles_before(t) + 1);
@@ -90,7 +90,7 @@ void global_pmon::write(const register_def& r, uint64_t value, uint64_t mask) {
         case reg_role::global_ctl: {
             ctl_ = static_cast<uint32_t>(merge_write(r, ctl_, value, mask));
             const uint64_t p = pulses_of(r, value, mask);
-            const bool frz = (p >> 31) & 1, unfrz = (p >> 29) & 1;
+            const bool frz = global_ctl_bits::frz_all.test(p), unfrz = global_ctl_bits::unfrz_all.test(p);
             if (frz && unfrz) diag(r, value, "frz_all and unfrz_all in one write: frz_all wins");
             if (frz) {
                 if (!freeze_) ++freezes_;

@@ -11,7 +11,7 @@
 #include <systemc>
 #include <vector>
 
-#include "core/clock.h"
+#include "desc/clock.h"
 #include "core/diagnostics.h"
 #include "tables/register_table.h"
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <systemc>
 
-#include "core/clock.h"
+#include "desc/clock.h"
 
 namespace pmonsim {
 

@@ -23,7 +23,8 @@ uint32_t uncore_config::qpi_rate_code() const {
 void uncore_config::validate() const {
     if (sockets < 1 || sockets > 2)
         throw std::invalid_argument("--sockets must be 1 or 2 (E5-2600 parts are 2-socket)");
-    const unsigned max_ports = cpu == cpu_model::ivb_ep ? 3 : 2;
+    const cpu_desc& d = describe(cpu);
+    const unsigned max_ports = d.units(box_kind::qpi);
     if (qpi_ports < 1 || qpi_ports > max_ports)
         throw std::invalid_argument("--qpi-ports must be 1.." + std::to_string(max_ports) + " on " +
                                     to_string(cpu));
@@ -35,8 +36,14 @@ void uncore_config::validate() const {
         throw std::invalid_argument(
             "--qpi-gts must be a QPI link rate: 5.6, 6.4, 7.2, 8.0, 8.8 or 9.6");
     if (freeze_latency > 1000) throw std::invalid_argument("--freeze-latency must be at most 1000");
-    if (start_frozen && cpu != cpu_model::ivb_ep)
-        throw std::invalid_argument("--start-frozen needs ivb-ep (snb-ep has no global freeze)");
+    switch (d.global) {
+        case global_control::none:
+            if (start_frozen)
+                throw std::invalid_argument(std::string("--start-frozen needs a global freeze, which ") +
+                                            d.name + " does not have");
+            break;
+        case global_control::ubox_freeze: break;
+    }
     if (!buses.empty()) {
         if (buses.size() != sockets) throw std::invalid_argument("one uncore bus per socket is needed");
         for (unsigned b : buses)

@@ -5,19 +5,19 @@
 #include <string>
 #include <vector>
 
-#include "core/personality.h"
+#include "desc/cpu.h"
 
 namespace pmonsim {
 
 struct uncore_config {
     cpu_model cpu = cpu_model::ivb_ep;
     unsigned sockets = 1;
-    unsigned qpi_ports = 2;           // 3 allowed on ivb-ep
+    unsigned qpi_ports = 2;           // up to the CPU's QPI units
     unsigned cpus_per_socket = 16;
     double uclk_mhz = 2000.0;
     double qpi_gts = 8.0;             // QCLK = GT/s / 8
     unsigned freeze_latency = 3;      // UCLK cycles
-    bool start_frozen = false;        // global freeze asserted at power-on (ivb-ep)
+    bool start_frozen = false;        // global freeze asserted at power-on (CPUs that have one)
     std::vector<unsigned> buses;      // uncore PCI bus per socket; empty: defaults
 
     uint64_t uclk_hz() const;

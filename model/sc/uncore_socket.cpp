@@ -5,10 +5,6 @@
 
 namespace pmonsim {
 
-namespace {
-constexpr unsigned kQpiDevice[3] = {8, 9, 24};
-}
-
 uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& cfg,
                              unsigned socket, diagnostic_sink* diags)
     : sc_module(name), cfg_(cfg), socket_(socket), diags_(diags),
@@ -49,13 +45,16 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
     global_->pmi(pmi_sig_);
 
     msr_table_ = ubox_register_table(cfg_.cpu);
-    functions_.push_back({19, 1, r2pcie_register_table(cfg_.cpu), boxes_[2].get(), "r2pcie"});
+    const cpu_desc& cpu = describe(cfg_.cpu);
+    functions_.push_back({cpu.box(box_kind::r2pcie)->pci.at(0).device, 1, r2pcie_register_table(cfg_.cpu),
+                          boxes_[2].get(), "r2pcie"});
     for (unsigned p = 0; p < cfg_.qpi_ports; ++p) {
         box_module* q = boxes_[3 + p].get();
         const std::string n = "qpi" + std::to_string(p);
-        functions_.push_back({kQpiDevice[p], 2, qpi_pmon_register_table(cfg_.cpu, p), q, n});
-        functions_.push_back({kQpiDevice[p], 6, qpi_filter_register_table(cfg_.cpu, p), q, n});
-        functions_.push_back({kQpiDevice[p], 0, qpi_misc_register_table(cfg_.cpu, p), nullptr, n});
+        const unsigned dev = cpu.box(box_kind::qpi)->pci.at(p).device;
+        functions_.push_back({dev, 2, qpi_pmon_register_table(cfg_.cpu, p), q, n});
+        functions_.push_back({dev, 6, qpi_filter_register_table(cfg_.cpu, p), q, n});
+        functions_.push_back({dev, 0, qpi_misc_register_table(cfg_.cpu, p), nullptr, n});
     }
 
     msr_socket.register_b_transport(this, &uncore_socket::b_msr);

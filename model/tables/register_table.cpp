@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "core/bits.h"
+#include "desc/bits.h"
 
 namespace pmonsim {
 

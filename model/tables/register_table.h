@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "core/personality.h"
+#include "desc/cpu.h"
+#include "desc/fields.h"
 
 namespace pmonsim {
 
@@ -31,7 +32,14 @@ struct field_def {
     uint8_t hi, lo;
     attr a;
     std::string meaning;
+    const bitfield* decl = nullptr;  // its declaration, for a field with behaviour
+
+    bool is(const bitfield& b) const { return decl == &b; }
 };
+// A field with behaviour, from its one declaration (desc/fields.h).
+inline field_def fd(const bitfield& b, attr a, std::string meaning) {
+    return {b.name, b.hi, b.lo, a, std::move(meaning), &b};
+}
 
 // What a register is to the box that owns it.
 enum class reg_role : uint8_t {
@@ -75,8 +83,8 @@ uint64_t pulses_of(const register_def& r, uint64_t value, uint64_t mask);
 // written as 0); empty when it is clean.
 std::vector<std::string> write_problems(const register_def& r, uint64_t value, uint64_t mask);
 
-// Tables by box and personality. `unit` tells which instance the register
-// names refer to (QPI port number; 0 otherwise).
+// Tables by box and CPU, built from its descriptor (desc/cpu.h). `port` tells
+// which instance the register names refer to.
 register_table ubox_register_table(cpu_model cpu);
 register_table r2pcie_register_table(cpu_model cpu);
 register_table qpi_pmon_register_table(cpu_model cpu, unsigned port);

@@ -12,39 +12,39 @@ namespace pmonsim {
 
 namespace {
 
-std::vector<field_def> ubox_ctl_fields(cpu_model cpu) {
-    const bool ivb = cpu == cpu_model::ivb_ep;
+std::vector<field_def> ubox_ctl_fields(const ctl_shape& s) {
+    const attr a = s.rw_v ? attr::rw_v : attr::rw;
     return {
         {"rsv", 63, 29, attr::rv, "reserved"},
-        {"thresh", 28, 24, attr::rw, "5-bit threshold compared with the per-cycle increment"},
-        ivb ? field_def{"rsv", 23, 23, attr::rv, "reserved (invert removed on IVB-EP)"}
-            : field_def{"invert", 23, 23, attr::rw, "count cycles with increment < thresh"},
-        {"en", 22, 22, attr::rw, "local counter enable"},
+        fd(ctl_bits::thresh5, a, "5-bit threshold compared with the per-cycle increment"),
+        s.invert ? fd(ctl_bits::invert, a, "count cycles with increment < thresh")
+                 : field_def{"rsv", 23, 23, attr::rv, "reserved (invert removed on IVB-EP)"},
+        fd(ctl_bits::en, a, "local counter enable"),
         {"rsv", 21, 21, attr::rv, "reserved, no extra select bit in the UBox"},
-        ivb ? field_def{"ov_en", 20, 20, attr::rw, "overflow sets BOX_STATUS and GLOBAL_STATUS.ov_u"}
-            : field_def{"rsv", 20, 20, attr::rv, "reserved"},
+        s.ov_en ? fd(ctl_bits::ov_en, a, "overflow sets BOX_STATUS and GLOBAL_STATUS.ov_u")
+                : field_def{"rsv", 20, 20, attr::rv, "reserved"},
         {"rsv", 19, 19, attr::rv, "reserved"},
-        {"edge_det", 18, 18, attr::rw, "count 0->1 transitions of the threshold compare"},
-        {"rst", 17, 17, attr::wo, "writing 1 clears the paired counter"},
+        fd(ctl_bits::edge, a, "count 0->1 transitions of the threshold compare"),
+        fd(ctl_bits::rst, attr::wo, "writing 1 clears the paired counter"),
         {"rsv", 16, 16, attr::rv, "reserved"},
-        {"umask", 15, 8, attr::rw, "sub-event select"},
-        {"ev_sel", 7, 0, attr::rw, "event select (0: enabled but no event)"},
+        fd(ctl_bits::umask, a, "sub-event select"),
+        fd(ctl_bits::ev_sel, a, "event select (0: enabled but no event)"),
     };
 }
 
-std::vector<field_def> ubox_fixed_ctl_fields(cpu_model cpu) {
-    const bool ivb = cpu == cpu_model::ivb_ep;
+std::vector<field_def> ubox_fixed_ctl_fields(const ctl_shape& s) {
+    const attr a = s.rw_v ? attr::rw_v : attr::rw;
     return {
         {"rsv", 63, 23, attr::rv, "reserved"},
-        {"en", 22, 22, ivb ? attr::rw_v : attr::rw, "enable: counts every UCLK cycle"},
+        fd(ctl_bits::en, a, "enable: counts every UCLK cycle"),
         {"rsv", 21, 21, attr::rv, "reserved"},
-        ivb ? field_def{"ov_en", 20, 20, attr::rw_v, "overflow sets GLOBAL_STATUS.ov_u_fixed"}
-            : field_def{"rsv", 20, 20, attr::rv, "reserved"},
+        s.ov_en ? fd(ctl_bits::ov_en, a, "overflow sets GLOBAL_STATUS.ov_u_fixed")
+                : field_def{"rsv", 20, 20, attr::rv, "reserved"},
         {"rsv", 19, 0, attr::rv, "reserved"},
     };
 }
 
-register_def counter(const char* name, uint32_t msr, unsigned width, reg_role role,
+register_def counter(const std::string& name, uint32_t msr, unsigned width, reg_role role,
                      uint8_t index) {
     return {name, msr, 8, 0, role, index,
             {{"rsv", 63, static_cast<uint8_t>(width), attr::rv, "reserved"},
@@ -55,43 +55,51 @@ register_def counter(const char* name, uint32_t msr, unsigned width, reg_role ro
 }  // namespace
 
 register_table ubox_register_table(cpu_model cpu) {
+    const cpu_desc& d = describe(cpu);
+    const box_desc& u = *d.box(box_kind::ubox);
+    const box_desc& f = *d.box(box_kind::ubox_fixed);
     register_table t;
     t.title = "UBox PMON MSRs";
     t.msr_space = true;
     t.regs.push_back({"U_MSR_PMON_UCLK_FIXED_CTL", 0xC08, 8, 0, reg_role::fixed_ctl, 0,
-                      ubox_fixed_ctl_fields(cpu)});
-    t.regs.push_back(counter("U_MSR_PMON_UCLK_FIXED_CTR", 0xC09, 48, reg_role::fixed_ctr, 0));
-    t.regs.push_back({"U_MSR_PMON_CTL0", 0xC10, 8, 0, reg_role::ctl, 0, ubox_ctl_fields(cpu)});
-    t.regs.push_back({"U_MSR_PMON_CTL1", 0xC11, 8, 0, reg_role::ctl, 1, ubox_ctl_fields(cpu)});
-    t.regs.push_back(counter("U_MSR_PMON_CTR0", 0xC16, 44, reg_role::ctr, 0));
-    t.regs.push_back(counter("U_MSR_PMON_CTR1", 0xC17, 44, reg_role::ctr, 1));
-    if (cpu == cpu_model::snb_ep) return t;
-
-    t.regs.push_back({"U_MSR_PMON_BOX_STATUS", 0xC15, 8, 0, reg_role::box_status, 0,
-                      {{"rsv", 63, 2, attr::rv, "reserved"},
-                       {"ov", 1, 0, attr::rw1c, "counter i overflowed with ov_en"}}});
+                      ubox_fixed_ctl_fields(f.ctl)});
+    t.regs.push_back(counter("U_MSR_PMON_UCLK_FIXED_CTR", 0xC09, f.width, reg_role::fixed_ctr, 0));
+    for (uint8_t i = 0; i < u.counters; ++i)
+        t.regs.push_back({"U_MSR_PMON_CTL" + std::to_string(i), 0xC10u + i, 8, 0, reg_role::ctl, i,
+                          ubox_ctl_fields(u.ctl)});
+    for (uint8_t i = 0; i < u.counters; ++i)
+        t.regs.push_back(counter(("U_MSR_PMON_CTR" + std::to_string(i)).c_str(), 0xC16u + i, u.width,
+                                 reg_role::ctr, i));
+    if (u.box_status)
+        t.regs.push_back({"U_MSR_PMON_BOX_STATUS", 0xC15, 8, 0, reg_role::box_status, 0,
+                          {{"rsv", 63, 2, attr::rv, "reserved"},
+                           {"ov", 1, 0, attr::rw1c, "counter i overflowed with ov_en"}}});
+    switch (d.global) {
+        case global_control::none: return t;
+        case global_control::ubox_freeze: break;
+    }
     t.regs.push_back({"U_MSR_PMON_GLOBAL_CTL", 0xC00, 8, 0, reg_role::global_ctl, 0,
                       {{"rsv", 63, 32, attr::rv, "reserved"},
-                       {"frz_all", 31, 31, attr::wo, "assert the global freeze"},
-                       {"wk_on_pmi", 30, 30, attr::rw, "wake sleeping cores before a PMI (stored)"},
-                       {"unfrz_all", 29, 29, attr::wo, "release the global freeze"},
+                       fd(global_ctl_bits::frz_all, attr::wo, "assert the global freeze"),
+                       fd(global_ctl_bits::wk_on_pmi, attr::rw, "wake sleeping cores before a PMI (stored)"),
+                       fd(global_ctl_bits::unfrz_all, attr::wo, "release the global freeze"),
                        {"rsv", 28, 15, attr::rv, "reserved"},
-                       {"pmi_core_sel", 14, 0, attr::rw, "bit n: send the PMI to core n"}}});
+                       fd(global_ctl_bits::pmi_core_sel, attr::rw, "bit n: send the PMI to core n")}});
     t.regs.push_back({"U_MSR_PMON_GLOBAL_STATUS", 0xC01, 8, 0, reg_role::global_status, 0,
                       {{"rsv", 63, 27, attr::rv, "reserved"},
-                       {"ov_rp", 26, 26, attr::rw1c, "R2PCIe overflowed"},
-                       {"ov_rq1", 25, 25, attr::rw1c, "R3QPI link 1 (not modelled)"},
-                       {"ov_rq0", 24, 24, attr::rw1c, "R3QPI link 0 (not modelled)"},
-                       {"ov_q1", 23, 23, attr::rw1c, "QPI port 1 overflowed"},
-                       {"ov_q0", 22, 22, attr::rw1c, "QPI port 0 overflowed"},
-                       {"ov_m1", 21, 21, attr::rw1c, "iMC 1 (not modelled)"},
-                       {"ov_m0", 20, 20, attr::rw1c, "iMC 0 (not modelled)"},
-                       {"ov_h1", 19, 19, attr::rw1c, "HA 1 (not modelled)"},
-                       {"ov_h0", 18, 18, attr::rw1c, "HA 0 (not modelled)"},
-                       {"ov_c", 17, 3, attr::rw1c, "CBo k at bit 3+k (not modelled)"},
-                       {"ov_p", 2, 2, attr::rw1c, "PCU (not modelled)"},
-                       {"ov_u", 1, 1, attr::rw1c, "a UBox general counter overflowed"},
-                       {"ov_u_fixed", 0, 0, attr::rw1c, "the UBox fixed counter overflowed"}}});
+                       fd(global_status_bits::ov_rp, attr::rw1c, "R2PCIe overflowed"),
+                       fd(global_status_bits::ov_rq1, attr::rw1c, "R3QPI link 1 (not modelled)"),
+                       fd(global_status_bits::ov_rq0, attr::rw1c, "R3QPI link 0 (not modelled)"),
+                       fd(global_status_bits::ov_q1, attr::rw1c, "QPI port 1 overflowed"),
+                       fd(global_status_bits::ov_q0, attr::rw1c, "QPI port 0 overflowed"),
+                       fd(global_status_bits::ov_m1, attr::rw1c, "iMC 1 (not modelled)"),
+                       fd(global_status_bits::ov_m0, attr::rw1c, "iMC 0 (not modelled)"),
+                       fd(global_status_bits::ov_h1, attr::rw1c, "HA 1 (not modelled)"),
+                       fd(global_status_bits::ov_h0, attr::rw1c, "HA 0 (not modelled)"),
+                       fd(global_status_bits::ov_c, attr::rw1c, "CBo k at bit 3+k (not modelled)"),
+                       fd(global_status_bits::ov_p, attr::rw1c, "PCU (not modelled)"),
+                       fd(global_status_bits::ov_u, attr::rw1c, "a UBox general counter overflowed"),
+                       fd(global_status_bits::ov_u_fixed, attr::rw1c, "the UBox fixed counter overflowed")}});
     t.regs.push_back({"U_MSR_PMON_GLOBAL_CONFIG", 0xC06, 8, 0, reg_role::global_config, 0,
                       {{"rsv", 63, 32, attr::rv, "reserved"},
                        {"config", 31, 0, attr::rw, "undocumented; stored without effect"}}});

@@ -1,5 +1,5 @@
 // Cycle <-> picosecond conversions of one clock for the trace readers: the
-// exact results of clock_domain (core/clock.h), without its 128-bit division
+// exact results of clock_domain (desc/clock.h), without its 128-bit division
 // per call when the period is a whole number of ps (1 GHz: 1000 ps, 2 GHz:
 // 500 ps, the usual clocks). A 128-bit division is a library call of tens of
 // ns, and the readers convert once or twice per record.
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/clock.h"
+#include "desc/clock.h"
 
 namespace pmonsim::trace {
 

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "core/qpi_link.h"
+#include "desc/qpi_packet.h"
 
 namespace pmonsim::trace::detail {
 

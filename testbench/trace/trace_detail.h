@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "catalog/catalog.h"
-#include "core/clock.h"
+#include "desc/clock.h"
 
 namespace pmonsim::trace::detail {
 

@@ -11,7 +11,7 @@
 #include <limits>
 #include <string_view>
 
-#include "core/clock.h"
+#include "desc/clock.h"
 
 namespace pmonsim::trace::lex {
 

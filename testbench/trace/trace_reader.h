@@ -54,9 +54,9 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "core/clock.h"
-#include "core/personality.h"
-#include "core/qpi_link.h"
+#include "desc/clock.h"
+#include "desc/cpu.h"
+#include "desc/qpi_packet.h"
 
 namespace pmonsim::trace {
 

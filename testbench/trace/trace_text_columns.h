@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "catalog/catalog.h"
-#include "core/qpi_link.h"
+#include "desc/qpi_packet.h"
 #include "trace/trace_lex.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_swar.h"

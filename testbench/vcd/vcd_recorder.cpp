@@ -16,7 +16,6 @@ namespace {
 // bound only against a platform that never settles (or a second recorder).
 constexpr unsigned kMaxSettle = 1000;
 constexpr time_ps kOpenEnd = std::numeric_limits<time_ps>::max();
-constexpr unsigned kEnBit = 22;
 
 // GTKWave window layout of the save file (pixels): the signal search tree,
 // the signal names, and the waves in the rest (less scroll bars and borders).
@@ -158,7 +157,7 @@ void vcd_recorder::add_box(const std::string& p, const std::string& group, box_m
         put(q + "value", spec.width, [c, i] { return c->counter_value(i); });
         put(q + "inc", 8, [c, i] { return sat8(c->counter_increment(i)); });
         put(q + "compare", 1, [c, i] { return uint64_t{c->counter_compare(i)}; });
-        put(q + "en", 1, [c, i] { return uint64_t{(c->counter_ctl(i) >> kEnBit) & 1u}; });
+        put(q + "en", 1, [c, i] { return uint64_t{ctl_bits::en.test(c->counter_ctl(i))}; });
         put(q + "counting", 1, [c, i] { return uint64_t{c->counter_counts(i)}; });
         // A pulse in the cycle after a carry, when `value` shows the wrapped count.
         put(q + "overflow", 1, [c, i, first = true, last = uint64_t{0}]() mutable {

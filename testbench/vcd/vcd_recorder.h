@@ -40,7 +40,7 @@
 #include <systemc>
 #include <vector>
 
-#include "core/clock.h"
+#include "desc/clock.h"
 #include "sc/uncore_system.h"
 
 namespace pmonsim {

@@ -6,7 +6,7 @@
 #include <map>
 #include <random>
 
-#include "core/bits.h"
+#include "desc/bits.h"
 #include "reference/reference_box.h"
 
 namespace pmonsim {

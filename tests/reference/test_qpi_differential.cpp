@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "core/bits.h"
+#include "desc/bits.h"
 #include "core/qpi_link.h"
 #include "reference/reference_box.h"
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "core/box_core.h"
-#include "core/clock.h"
+#include "desc/clock.h"
 #include "core/conditioning.h"
 
 namespace pmonsim {

@@ -568,8 +568,8 @@ TEST(HwTargetCpuModel, SnbEpAndIvbEp) {
 }
 
 const std::string supported =
-    "pmonsim supports GenuineIntel family 6 model 0x2D (45: Xeon E5-2600, snb-ep) and model 0x3E (62: Xeon "
-    "E5-2600 v2, ivb-ep)";
+    "pmonsim supports GenuineIntel family 6 model 0x2D (45: Xeon E5-2600 (Sandy Bridge-EP), snb-ep), family 6 "
+    "model 0x3E (62: Xeon E5-2600 v2 (Ivy Bridge-EP), ivb-ep)";
 
 TEST(HwTargetCpuModel, UnsupportedCpusAreNamed) {
     fake_tree skx, amd, p4;

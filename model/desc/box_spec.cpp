@@ -1,0 +1,82 @@
+#include "desc/box_spec.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace pmonsim {
+
+namespace {
+
+// Only the registers of one box out of the UBox's table (which holds the
+// general counters, the fixed counter and the global registers).
+register_table only_roles(const register_table& t, std::initializer_list<reg_role> roles) {
+    register_table out;
+    out.title = t.title;
+    out.msr_space = t.msr_space;
+    for (const auto& r : t.regs)
+        if (std::find(roles.begin(), roles.end(), r.role) != roles.end()) out.regs.push_back(r);
+    return out;
+}
+
+}  // namespace
+
+box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
+    const box_desc& d = *describe(cpu).box(kind);
+    box_spec s;
+    s.kind = kind;
+    s.cpu = cpu;
+    s.counters = d.counters;
+    s.width = d.width;
+    s.has_invert = d.ctl.invert;
+    s.has_ov_en = d.ctl.ov_en;
+    s.has_ext = d.ctl.ext;
+    s.has_box_status = d.box_status;
+    s.status_on_any_carry = d.status_on_any_carry;
+    s.global_bit = d.global_bits.at(unit);
+    switch (d.box_ctl) {
+        case box_ctl_style::none: break;
+        case box_ctl_style::frz_en: s.has_box_ctl = s.freeze_needs_frz_en = true; break;
+        case box_ctl_style::write1_16_17: s.has_box_ctl = true; break;
+    }
+    switch (kind) {
+        case box_kind::ubox:
+            s.name = "ubox";
+            s.table = only_roles(ubox_register_table(cpu),
+                                 {reg_role::ctl, reg_role::ctr, reg_role::box_status});
+            s.thresh = ctl_bits::thresh5;
+            s.ev_sel0_is_idle = true;
+            break;
+        case box_kind::ubox_fixed:
+            s.name = "ubox_fixed";
+            s.table = only_roles(ubox_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
+            s.fixed = true;
+            break;
+        case box_kind::r2pcie:
+            s.name = "r2pcie";
+            s.table = r2pcie_register_table(cpu);
+            break;
+        case box_kind::qpi:
+            s.name = "qpi" + std::to_string(unit);
+            s.table = qpi_pmon_register_table(cpu, unit);
+            for (const auto& r : qpi_filter_register_table(cpu, unit).regs)
+                if (r.role != reg_role::vendor_device) s.table.regs.push_back(r);
+            break;
+    }
+    s.thresh_bits = s.thresh.width();
+    if (!s.fixed) s.catalog = &catalog_for(kind, cpu);
+    return s;
+}
+
+const box_spec& spec_for(box_kind kind, cpu_model cpu) {
+    static std::mutex lock;
+    static std::map<std::pair<cpu_model, box_kind>, std::unique_ptr<const box_spec>> made;
+    std::lock_guard<std::mutex> guard(lock);
+    auto& slot = made[{cpu, kind}];
+    if (!slot) slot = std::make_unique<const box_spec>(make_box_spec(kind, cpu, 0));
+    return *slot;
+}
+
+}  // namespace pmonsim

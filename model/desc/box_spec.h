@@ -1,0 +1,46 @@
+// A box instance as the counting engine and the driver see it.
+#pragma once
+#include <string>
+
+#include "catalog/catalog.h"
+#include "desc/cpu.h"
+#include "desc/fields.h"
+#include "tables/register_table.h"
+
+namespace pmonsim {
+
+// What the counting engine needs to know of one box instance: its
+// descriptor's facts (desc/cpu.h) in the form the engine reads them, and the
+// registers the box owns (built from the same descriptor).
+struct box_spec {
+    box_kind kind = box_kind::r2pcie;
+    cpu_model cpu = cpu_model::ivb_ep;
+    std::string name;            // instance: "ubox", "ubox_fixed", "r2pcie", "qpi0"
+    unsigned counters = 4;
+    unsigned width = 44;
+    unsigned thresh_bits = 8;
+    bitfield thresh = ctl_bits::thresh;  // where CTL holds it
+    bool has_invert = false;
+    bool has_ov_en = false;
+    bool has_ext = false;
+    bool has_box_ctl = false;
+    bool freeze_needs_frz_en = false;  // SNB-EP: frozen iff frz_en && frz
+    bool has_box_status = false;
+    bool status_on_any_carry = false;  // SNB-EP: any carry sets BOX_STATUS
+    bool fixed = false;                // counts its own clock; no event select
+    bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
+    int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
+    uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)
+    const event_catalog* catalog = nullptr;
+    // The registers this box owns.
+    register_table table;
+};
+
+box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit = 0);
+// The spec of unit 0 of a box, made once (for those who only read it).
+const box_spec& spec_for(box_kind kind, cpu_model cpu);
+
+// Most counters any box has (the engine's fixed-size per-counter arrays).
+constexpr unsigned max_box_counters = 8;
+
+}  // namespace pmonsim

@@ -1,0 +1,122 @@
+// A CPU as data: one descriptor per modelled CPU, all of them in one registry
+// (cpu_registry.cpp). Everything that differs between CPUs is a value here:
+// the boxes and how many of each, their counters and widths, where they live
+// (MSR or PCI device/function and device IDs), their control-register
+// variants, their global-status bits and catalogs, and the identity the CPU
+// presents to software. Where behaviour differs, the descriptor names the
+// behaviour (the enums below) and code switches on it without a `default`.
+// Code outside the registry never compares CPU identities: it reads the
+// descriptor (describe(), find_cpu()).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pmonsim {
+
+// Keys of the registry (one per descriptor, for options and for storage in
+// other structures). Never compared outside cpu_registry.cpp.
+enum class cpu_model : uint8_t { snb_ep, ivb_ep };
+
+enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi };
+const char* to_string(box_kind k);
+
+// How a box overflow reaches beyond the box.
+enum class global_control : uint8_t {
+    none,         // SNB-EP: no global PMON registers; BOX_STATUS is all there is
+    ubox_freeze,  // IVB-EP: U_MSR_PMON_GLOBAL_CTL/STATUS/CONFIG, freeze and PMI
+};
+
+// What the BOX_CTL of a PCI box holds beside frz and the resets.
+enum class box_ctl_style : uint8_t {
+    none,          // no BOX_CTL (UBox)
+    frz_en,        // SNB-EP: frz obeyed only with frz_en (16); ov_en (17) stored
+    write1_16_17,  // IVB-EP: bits 17:16 "software must write 1", no effect
+};
+
+// The optional fields of a box's counter controls.
+struct ctl_shape {
+    bool invert = false;  // bit 23
+    bool ov_en = false;   // bit 20
+    bool ext = false;     // bit 21, the extra event select bit (QPI)
+    bool rw_v = false;    // the manual marks the control RW-V rather than RW
+};
+
+// A PCI box unit's device and the device IDs of its functions.
+struct pci_unit {
+    unsigned device;
+    uint16_t pmon_id;    // the PMON function (F1 for R2PCIe, F2 for QPI)
+    uint16_t filter_id;  // QPI packet filter (F6); 0: none
+    uint16_t misc_id;    // QPI misc (F0); 0: none
+};
+
+struct event_def;
+
+// A named event of the Linux uncore driver's PMU for the box (its
+// event_descs, in the terms of its format/ fields).
+struct linux_event_alias {
+    const char* name;
+    const char* value;
+};
+
+struct box_desc {
+    box_kind kind;
+    unsigned units;       // instances a socket can have (QPI ports)
+    unsigned counters;    // general counters (or 1 for a fixed counter)
+    unsigned width;       // counter width in bits
+    ctl_shape ctl;
+    box_ctl_style box_ctl = box_ctl_style::none;
+    bool box_status = false;        // has a BOX_STATUS register
+    bool status_on_any_carry = false;  // BOX_STATUS set by any carry (no ov_en)
+    std::vector<int> global_bits;   // per unit: GLOBAL_STATUS bit, -1 none
+    std::vector<pci_unit> pci;      // per unit; empty for an MSR box
+    std::vector<event_def> (*events)() = nullptr;  // catalog; null: no event select
+    std::vector<linux_event_alias> linux_events = {};
+};
+
+// How the CPU presents itself to software when the model is served to real
+// tools (CPUID, /proc/cpuinfo): a representative SKU.
+struct cpu_identity {
+    unsigned family, model, stepping;  // CPUID leaf 1 signature
+    const char* brand;                 // CPUID 0x80000002..4, "model name"
+    unsigned base_mhz;                 // TSC and nominal frequency (MSR_PLATFORM_INFO ratio x 100)
+    unsigned caching_agents;           // CBo boxes, one per core slice of the die
+    unsigned l3_kb;                    // last-level cache of a socket
+    uint32_t leaf1_ecx, leaf1_edx;     // CPUID.1 feature flags (hypervisor bit clear)
+    uint32_t leaf7_ebx;                // CPUID.(7,0) structured extended features
+    const char* cpuinfo_flags;         // the same features as /proc/cpuinfo names them
+};
+
+// PCI functions of the platform outside the PMON model that a served machine
+// presents as plain registers (serve/platform.cpp).
+struct platform_ids {
+    uint16_t imc_channel;  // iMC channel PMON functions 16.x
+    uint16_t r3qpi;        // R3QPI link 0 (19.5; link 1 at 19.6 is +1)
+};
+
+struct cpu_desc {
+    cpu_model key;
+    const char* name;   // option value: "snb-ep"
+    const char* title;  // "Xeon E5-2600 (Sandy Bridge-EP)"
+    const char* manual;
+    cpu_identity identity;
+    global_control global;
+    std::vector<box_desc> boxes;
+    platform_ids platform;
+
+    // The box of a kind, or null if this CPU has none.
+    const box_desc* box(box_kind k) const;
+    unsigned units(box_kind k) const;
+};
+
+const std::vector<cpu_desc>& cpu_registry();
+const cpu_desc& describe(cpu_model m);
+const char* to_string(cpu_model m);
+// By option name ("ivb-ep"); null when unknown.
+const cpu_desc* find_cpu(const std::string& name);
+// By CPUID family and model; null when none is modelled.
+const cpu_desc* find_cpu(unsigned family, unsigned model);
+// "snb-ep, ivb-ep": for usage texts and errors.
+std::string cpu_names(const char* sep = ", ");
+
+}  // namespace pmonsim

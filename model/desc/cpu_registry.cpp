@@ -1,0 +1,142 @@
+// The registry of modelled CPUs: the only place that knows which CPU has what.
+//
+// SNB-EP: Xeon E5-2600, 327043-001. IVB-EP: Xeon E5-2600 v2, 329468-002.
+// Device IDs: 327043-001 Table 1-3 / 329468-002 Table 1-3 (the IVB-EP port-2
+// filter and misc functions, and the port-1 misc IDs, are our assumption:
+// DECISIONS.md "Personalities"). Global-status bits: 329468-002 Table 2-3.
+#include "desc/cpu.h"
+
+#include <stdexcept>
+
+#include "desc/fields.h"
+
+namespace pmonsim {
+
+namespace catalog_data {
+// Defined in catalog_ubox.cpp, catalog_r2pcie.cpp and catalog_qpi.cpp.
+std::vector<event_def> snb_ep_ubox_events();
+std::vector<event_def> ivb_ep_ubox_events();
+std::vector<event_def> snb_ep_r2pcie_events();
+std::vector<event_def> ivb_ep_r2pcie_events();
+std::vector<event_def> snb_ep_qpi_events();
+std::vector<event_def> ivb_ep_qpi_events();
+}  // namespace catalog_data
+
+namespace {
+
+// Feature flags (SDM Vol. 2A CPUID; IVB-EP adds F16C and RDRAND to CPUID.1:ECX,
+// FSGSBASE, SMEP and ERMS to CPUID.7:EBX) as the kernel names them.
+#define PMONSIM_E5_COMMON_FLAGS                                                                       \
+    "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr " \
+    "sse sse2 ss ht tm pbe syscall nx pdpe1gb rdtscp lm constant_tsc arch_perfmon pebs bts rep_good "   \
+    "nopl xtopology nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx smx est tm2 "  \
+    "ssse3 cx16 xtpr pdcm pcid dca sse4_1 sse4_2 x2apic popcnt tsc_deadline_timer aes xsave avx"
+
+cpu_desc snb_ep() {
+    using namespace catalog_data;
+    cpu_desc d{cpu_model::snb_ep, "snb-ep", "Xeon E5-2600 (Sandy Bridge-EP)", "327043-001",
+               {6, 0x2D, 7, "Intel(R) Xeon(R) CPU E5-2680 0 @ 2.70GHz", 2700, 8, 20480, 0x1FBEE3FF,
+                0xBFEBFBFF, 0x0,
+                PMONSIM_E5_COMMON_FLAGS " lahf_lm epb tpr_shadow vnmi flexpriority ept vpid xsaveopt "
+                                        "dtherm ida arat pln pts"},
+               global_control::none, {}, {0x3CB0, 0x3C44}};
+    const ctl_shape snb_ctl{true, false, false, false};
+    d.boxes = {
+        {box_kind::ubox, 1, 2, 44, snb_ctl, box_ctl_style::none, false, false, {-1}, {},
+         snb_ep_ubox_events},
+        {box_kind::ubox_fixed, 1, 1, 48, {}, box_ctl_style::none, false, false, {-1}, {}, nullptr},
+        {box_kind::r2pcie, 1, 4, 44, {true, false, false, true}, box_ctl_style::frz_en, true, true,
+         {-1}, {{19, 0x3C43, 0, 0}}, snb_ep_r2pcie_events},
+        {box_kind::qpi, 2, 4, 48, {true, false, true, true}, box_ctl_style::frz_en, true, true,
+         {-1, -1}, {{8, 0x3C41, 0x3C86, 0x3C80}, {9, 0x3C42, 0x3C96, 0x3C90}}, snb_ep_qpi_events,
+         // Linux's snbep_uncore_qpi_events (ivbep and the other boxes have none);
+         // event=0x102 sets the extra select bit through "config:0-7,21".
+         {{"clockticks", "event=0x14"},
+          {"txl_flits_active", "event=0x00,umask=0x06"},
+          {"drs_data", "event=0x102,umask=0x08"},
+          {"ncb_data", "event=0x103,umask=0x04"}}},
+    };
+    return d;
+}
+
+cpu_desc ivb_ep() {
+    using namespace catalog_data;
+    cpu_desc d{cpu_model::ivb_ep, "ivb-ep", "Xeon E5-2600 v2 (Ivy Bridge-EP)", "329468-002",
+               {6, 0x3E, 4, "Intel(R) Xeon(R) CPU E5-2680 v2 @ 2.80GHz", 2800, 15, 25600, 0x7FBEE3FF,
+                0xBFEBFBFF, 0x281,
+                PMONSIM_E5_COMMON_FLAGS " f16c rdrand lahf_lm epb tpr_shadow vnmi flexpriority ept "
+                                        "vpid fsgsbase smep erms xsaveopt dtherm ida arat pln pts"},
+               global_control::ubox_freeze, {}, {0x0EB0, 0x0E36}};
+    namespace gs = global_status_bits;
+    d.boxes = {
+        {box_kind::ubox, 1, 2, 44, {false, true, false, false}, box_ctl_style::none, true, false, {gs::ov_u.lo},
+         {}, ivb_ep_ubox_events},
+        {box_kind::ubox_fixed, 1, 1, 48, {false, true, false, true}, box_ctl_style::none, false, false,
+         {gs::ov_u_fixed.lo}, {}, nullptr},
+        {box_kind::r2pcie, 1, 4, 44, {false, true, false, true}, box_ctl_style::write1_16_17, true,
+         false, {gs::ov_rp.lo}, {{19, 0x0E34, 0, 0}}, ivb_ep_r2pcie_events},
+        {box_kind::qpi, 3, 4, 48, {false, true, true, true}, box_ctl_style::write1_16_17, true, false,
+         {gs::ov_q0.lo, gs::ov_q1.lo, -1},
+         {{8, 0x0E32, 0x0E86, 0x0E80}, {9, 0x0E33, 0x0E96, 0x0E90}, {24, 0x0E3A, 0x0EC6, 0x0EC0}},
+         ivb_ep_qpi_events},
+    };
+    return d;
+}
+
+#undef PMONSIM_E5_COMMON_FLAGS
+
+}  // namespace
+
+const char* to_string(box_kind k) {
+    switch (k) {
+        case box_kind::ubox: return "ubox";
+        case box_kind::ubox_fixed: return "ubox_fixed";
+        case box_kind::r2pcie: return "r2pcie";
+        case box_kind::qpi: return "qpi";
+    }
+    return "?";
+}
+
+const box_desc* cpu_desc::box(box_kind k) const {
+    for (const auto& b : boxes)
+        if (b.kind == k) return &b;
+    return nullptr;
+}
+
+unsigned cpu_desc::units(box_kind k) const {
+    const box_desc* b = box(k);
+    return b ? b->units : 0;
+}
+
+const std::vector<cpu_desc>& cpu_registry() {
+    static const std::vector<cpu_desc> all = {snb_ep(), ivb_ep()};
+    return all;
+}
+
+const cpu_desc& describe(cpu_model m) {
+    for (const auto& d : cpu_registry())
+        if (d.key == m) return d;
+    throw std::logic_error("CPU key without a descriptor");
+}
+
+const char* to_string(cpu_model m) { return describe(m).name; }
+
+const cpu_desc* find_cpu(const std::string& name) {
+    for (const auto& d : cpu_registry())
+        if (name == d.name) return &d;
+    return nullptr;
+}
+
+const cpu_desc* find_cpu(unsigned family, unsigned model) {
+    for (const auto& d : cpu_registry())
+        if (d.identity.family == family && d.identity.model == model) return &d;
+    return nullptr;
+}
+
+std::string cpu_names(const char* sep) {
+    std::string s;
+    for (const auto& d : cpu_registry()) s += (s.empty() ? "" : sep) + std::string(d.name);
+    return s;
+}
+
+}  // namespace pmonsim

@@ -1,0 +1,92 @@
+// Every register field with behaviour, declared once (name and bit positions).
+// The register tables are built from these declarations (tables/*.cpp), and
+// the counting engine, the global control, the packet filter, the driver and
+// the waveforms decode and encode through the same ones, so no bit position
+// of a field with behaviour is written twice in the tree. (Reserved and
+// ignored ranges exist only in the tables, which state them once.)
+#pragma once
+#include <cstdint>
+
+#include "desc/bits.h"
+
+namespace pmonsim {
+
+struct bitfield {
+    const char* name;
+    uint8_t hi, lo;
+
+    constexpr unsigned width() const { return hi - lo + 1u; }
+    constexpr uint64_t mask() const { return bit_mask(hi, lo); }
+    constexpr uint64_t get(uint64_t reg) const { return get_bits(reg, hi, lo); }
+    constexpr bool test(uint64_t reg) const { return get_bits(reg, hi, lo) != 0; }
+    constexpr uint64_t put(uint64_t value) const { return (value << lo) & mask(); }
+};
+
+// Counter control (the E5 boxes' CTLn, 327043-001/329468-002 §2.1 and the box
+// chapters; the Nehalem/Westmere MSR_UNCORE_PERFEVTSELn, SDM Vol. 3B 18.8.2.2,
+// has the same positions with other names: cmask, inv, pmi, occ_ctr_rst).
+namespace ctl_bits {
+inline constexpr bitfield ev_sel{"ev_sel", 7, 0};
+inline constexpr bitfield umask{"umask", 15, 8};
+inline constexpr bitfield rst{"rst", 17, 17};
+inline constexpr bitfield edge{"edge_det", 18, 18};
+inline constexpr bitfield ov_en{"ov_en", 20, 20};
+inline constexpr bitfield ext{"ev_sel_ext", 21, 21};
+inline constexpr bitfield en{"en", 22, 22};
+inline constexpr bitfield invert{"invert", 23, 23};
+inline constexpr bitfield thresh{"thresh", 31, 24};
+inline constexpr bitfield thresh5{"thresh", 28, 24};  // the UBox's 5-bit threshold
+}  // namespace ctl_bits
+
+// BOX_CTL of the PCI boxes.
+namespace box_ctl_bits {
+inline constexpr bitfield rst_ctrl{"rst_ctrl", 0, 0};
+inline constexpr bitfield rst_ctrs{"rst_ctrs", 1, 1};
+inline constexpr bitfield frz{"frz", 8, 8};
+inline constexpr bitfield frz_en{"frz_en", 16, 16};     // SNB-EP
+inline constexpr bitfield ov_en{"ov_en", 17, 17};       // SNB-EP, stored without effect
+inline constexpr bitfield write1{"rsv", 17, 16};        // IVB-EP, software writes 1
+}  // namespace box_ctl_bits
+
+// IVB-EP U_MSR_PMON_GLOBAL_CTL.
+namespace global_ctl_bits {
+inline constexpr bitfield pmi_core_sel{"pmi_core_sel", 14, 0};
+inline constexpr bitfield unfrz_all{"unfrz_all", 29, 29};
+inline constexpr bitfield wk_on_pmi{"wk_on_pmi", 30, 30};
+inline constexpr bitfield frz_all{"frz_all", 31, 31};
+}  // namespace global_ctl_bits
+
+// IVB-EP U_MSR_PMON_GLOBAL_STATUS: a bit per box (329468-002 Table 2-3).
+namespace global_status_bits {
+inline constexpr bitfield ov_u_fixed{"ov_u_fixed", 0, 0};
+inline constexpr bitfield ov_u{"ov_u", 1, 1};
+inline constexpr bitfield ov_p{"ov_p", 2, 2};
+inline constexpr bitfield ov_c{"ov_c", 17, 3};
+inline constexpr bitfield ov_h0{"ov_h0", 18, 18};
+inline constexpr bitfield ov_h1{"ov_h1", 19, 19};
+inline constexpr bitfield ov_m0{"ov_m0", 20, 20};
+inline constexpr bitfield ov_m1{"ov_m1", 21, 21};
+inline constexpr bitfield ov_q0{"ov_q0", 22, 22};
+inline constexpr bitfield ov_q1{"ov_q1", 23, 23};
+inline constexpr bitfield ov_rq0{"ov_rq0", 24, 24};
+inline constexpr bitfield ov_rq1{"ov_rq1", 25, 25};
+inline constexpr bitfield ov_rp{"ov_rp", 26, 26};
+}  // namespace global_status_bits
+
+// QPI packet filter: {MATCH1, MATCH0} and {MASK1, MASK0} as one 64-bit value
+// (MATCH1 in the high half; the tables place the same fields per dword).
+namespace match_bits {
+inline constexpr bitfield vnw{"vnw", 4, 3};
+inline constexpr bitfield opc{"opc", 8, 5};
+inline constexpr bitfield mc{"mc", 12, 9};
+inline constexpr bitfield dnid{"dnid", 17, 13};
+inline constexpr bitfield rnid_4{"rnid_4", 31, 31};
+inline constexpr bitfield rnid_3_0{"rnid_3_0", 35, 32};
+inline constexpr bitfield rds{"rds", 51, 48};
+// The same fields as the 32-bit MATCH1/MASK1 registers hold them.
+constexpr bitfield in_high_dword(bitfield f) {
+    return {f.name, static_cast<uint8_t>(f.hi - 32), static_cast<uint8_t>(f.lo - 32)};
+}
+}  // namespace match_bits
+
+}  // namespace pmonsim
