@@ -23,7 +23,7 @@ namespace {
 using namespace pmonsim;
 
 // PCI device of a QPI port's functions, from the CPU's descriptor.
-unsigned qpi_device(cpu_model cpu, unsigned port) { return describe(cpu).box(box_kind::qpi)->pci.at(port).device; }
+unsigned qpi_device(cpu_model cpu, unsigned port) { return describe(cpu).need(box_kind::qpi).pci.at(port).device; }
 
 std::string hex(uint64_t v, int digits = 0) {
     char b[32];
@@ -80,7 +80,9 @@ void print_registers(cpu_model cpu) {
     const std::string c = to_string(cpu);
     std::printf("## Registers, %s\n\n", c.c_str());
 
-    print_table(ubox_register_table(cpu), true, c + ": " + ubox_register_table(cpu).title);
+    const register_table msr = socket_msr_table(cpu);
+    print_table(msr, true, c + ": " + msr.title);
+    if (!describe(cpu).box(box_kind::r2pcie)) return;  // (an MSR-only uncore)
     const register_table r2 = r2pcie_register_table(cpu);
     print_table(r2, false, c + ": " + r2.title + ", DID " + hex(device_id(r2), 4));
 
@@ -170,7 +172,8 @@ int main() {
         "Code is ev_sel (CTL bits 7:0); Ext is the QPI extra select bit (CTL bit 21); Umasks are\n"
         "the named sub-event encodings (a counter adds the sub-events of every umask bit set);\n"
         "Counters are the counter indexes the event may use; Max inc is the largest increment\n"
-        "per cycle. The UBox fixed counter has no event select and counts UCLK cycles.\n\n");
+        "per cycle. The fixed counters (UBox, Nehalem/Westmere uncore) have no event select and\n"
+        "count uncore clock cycles.\n\n");
     for (const cpu_desc& cpu : cpu_registry())
         for (const box_desc& b : cpu.boxes)
             if (b.events) print_catalog(b.kind, cpu.key);

@@ -79,6 +79,8 @@ const char* name_prefix(box_kind kind) {
         case box_kind::ubox_fixed: return "UNC_U_";
         case box_kind::r2pcie: return "UNC_R2_";
         case box_kind::qpi: return "UNC_Q_";
+        case box_kind::uncore:
+        case box_kind::uncore_fixed: return "UNC_";
     }
     return "";
 }

@@ -51,12 +51,19 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
     : sys_(sys), ctx_(trace_context_of(sys.config())), when_(when) {
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         const std::vector<box_module*> b = sys.socket(s).boxes();
-        // The order box_index() relies on.
-        bool ok = b.size() >= 3 && b[0]->core().spec().name == "ubox" &&
-                  b[1]->core().spec().name == "ubox_fixed" && b[2]->core().spec().name == "r2pcie";
-        for (size_t i = 3; i < b.size(); ++i) ok = ok && b[i]->core().spec().name == "qpi" + std::to_string(i - 3);
-        if (!ok || (s > 0 && b.size() != per_socket_))
-            throw std::logic_error("uncore_socket::boxes() is not in the order replay expects");
+        // Where each kind's units start (box_index()); the same in every socket.
+        std::array<unsigned, box_kind_count> first{}, units{};
+        for (unsigned i = 0; i < b.size(); ++i) {
+            const unsigned k = static_cast<unsigned>(b[i]->core().spec().kind);
+            if (units[k] == 0) first[k] = i;
+            if (first[k] + units[k] != i)
+                throw std::logic_error("uncore_socket::boxes() does not keep a kind's units together");
+            ++units[k];
+        }
+        if (s > 0 && (b.size() != per_socket_ || first != first_of_ || units != units_of_))
+            throw std::logic_error("the sockets' boxes differ");
+        first_of_ = first;
+        units_of_ = units;
         per_socket_ = b.size();
         for (box_module* m : b) boxes_.push_back({m, m->link(), false});
     }

@@ -95,22 +95,19 @@ private:
     void begin_posts(size_t index);
     void end_posts();
     [[noreturn]] static void no_such_box();
-    // Where a box is in boxes_: uncore_socket::boxes() order, ubox,
-    // ubox_fixed, r2pcie, then the QPI ports, which is box_kind's order, so
-    // a box's place in its socket is its kind's number plus its unit. (No
-    // branch on the kind: event rows of all boxes come mixed.)
+    // Where a box is in boxes_: in its socket (uncore_socket::boxes() order,
+    // a kind's units together), the first box of its kind plus its unit.
+    // (No branch on the kind: event rows of all boxes come mixed.)
     size_t box_index(unsigned socket, box_kind kind, unsigned unit) const {
-        static_assert(static_cast<int>(box_kind::ubox) == 0 && static_cast<int>(box_kind::ubox_fixed) == 1 &&
-                      static_cast<int>(box_kind::r2pcie) == 2 && static_cast<int>(box_kind::qpi) == 3);
-        const size_t i = static_cast<size_t>(kind) + unit;
-        // (A port past the last would be the next socket's; only ports have units.)
-        if ((i >= per_socket_) | ((unit != 0) & (kind != box_kind::qpi))) no_such_box();
-        return socket * per_socket_ + i;
+        const unsigned k = static_cast<unsigned>(kind);
+        if (unit >= units_of_[k]) no_such_box();
+        return socket * per_socket_ + first_of_[k] + unit;
     }
 
     uncore_system& sys_;
     std::vector<box_ref> boxes_;  // every socket's boxes, socket after socket
     size_t per_socket_ = 0;
+    std::array<unsigned, box_kind_count> first_of_{}, units_of_{};  // by box kind, in a socket
     std::vector<size_t> touched_list_;
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     std::vector<std::pair<std::string, std::string>> paths_;  // (path to open, name in messages)

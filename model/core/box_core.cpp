@@ -54,6 +54,22 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
 // ---------------------------------------------------------------------------
 // Control decoding
 
+// A carry out of counter i sets its status bit where the box keeps one: on
+// any carry, or only with ov_en.
+void box_core::note_carry(unsigned i) {
+    if (!spec_.has_box_status || !(spec_.status_on_any_carry || ctr_[i].ov_en)) return;
+    if (!((status_ >> i) & 1u)) ++status_sets_;
+    status_ |= 1u << i;
+}
+
+void box_core::set_counter_gate(uint32_t gate, time_ps t) {
+    sync(t);
+    if (gate == gate_) return;
+    gate_ = gate;
+    for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);
+    check_all_live(t);
+}
+
 void box_core::decode(unsigned i) {
     decode_ctl(i);
     // What the walk reads per segment, kept current as inputs change:
@@ -79,8 +95,8 @@ void box_core::decode(unsigned i) {
 void box_core::decode_ctl(unsigned i) {
     counter& c = ctr_[i];
     const uint32_t v = c.ctl;
-    c.en = ctl_bits::en.test(v);
-    c.ov_en = spec_.has_ov_en && ctl_bits::ov_en.test(v);
+    c.en = spec_.en.test(v) && ((gate_ >> i) & 1u);
+    c.ov_en = spec_.has_ov_en && spec_.ov_en.test(v);
     c.cond = {};
     c.inputs.clear();
     c.problem.clear();
@@ -549,7 +565,7 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max
         c.prev = prev;
         if (r.carries) {
             c.wraps += r.carries;
-            if (spec_.has_box_status && (spec_.status_on_any_carry || c.ov_en)) status_ |= 1u << i;
+            note_carry(i);
         }
     };
     for (unsigned k = 0; k < n_lanes; ++k) count(lane_of[k], lanes[k].add, lanes[k].prev);
@@ -623,7 +639,7 @@ void box_core::count_run(unsigned i, uint32_t inc, uint64_t n) {
     c.prev = condition_after_run(c.cond, inc, c.prev);
     if (r.carries) {
         c.wraps += r.carries;
-        if (spec_.has_box_status && (spec_.status_on_any_carry || c.ov_en)) status_ |= 1u << i;
+        note_carry(i);
     }
 }
 
@@ -810,7 +826,7 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
         case reg_role::fixed_ctl: {
             counter& c = ctr_.at(r.index);
             c.ctl = static_cast<uint32_t>(merge(c.ctl));
-            if (ctl_bits::rst.test(pulses)) c.value = 0;
+            if (spec_.has_rst && ctl_bits::rst.test(pulses)) c.value = 0;
             c.prev = false;  // the edge detector restarts on every control write
             decode(r.index);
             check_live(r.index, now);

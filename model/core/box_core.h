@@ -65,6 +65,10 @@ public:
     void set_global_freeze(bool on, time_ps now = 0);
     bool global_freeze() const { return global_freeze_; }
     void set_armed(bool armed) { armed_ = armed; }
+    // Per-counter global enables (bit i: counter i may count), where a
+    // global control has them (Nehalem's EN_PCn): effective from time t.
+    void set_counter_gate(uint32_t gate, time_ps t);
+    uint32_t counter_gate() const { return gate_; }
     bool armed() const { return armed_; }
     bool frozen() const;
 
@@ -134,6 +138,14 @@ public:
     bool counter_compare(unsigned i) const { return ctr_.at(i).prev; }
     bool counter_counts(unsigned i) const;          // enabled, valid event, not frozen
     uint32_t box_status() const { return status_; }
+    // How many times a status bit went from 0 to 1 (Nehalem's CHG).
+    uint64_t status_sets() const { return status_sets_; }
+    // Clears status bits (for a global control that keeps the box's status
+    // in its own register, Nehalem's GLOBAL_STATUS.OVF_PCn), at time t.
+    void clear_status(uint32_t bits, time_ps t) {
+        sync(t);
+        status_ &= ~bits;
+    }
     uint32_t box_ctl() const { return box_ctl_; }
     uint64_t filter_match() const { return match_; }
     uint64_t filter_mask() const { return mask_; }
@@ -173,6 +185,7 @@ private:
     [[noreturn]] void reject_burst(unsigned dir, const flit_burst& b) const;
     [[noreturn]] void reject_late_burst(uint64_t start) const;
     void decode(unsigned i);
+    void note_carry(unsigned i);
     void decode_ctl(unsigned i);
     void derive_slot_weights(counter& c) const;
     // Flit-slot counting over [cur_, cur_ + n) for the counters following
@@ -205,9 +218,11 @@ private:
     std::vector<counter> ctr_;
     uint32_t box_ctl_ = 0;
     uint32_t status_ = 0;
+    uint64_t status_sets_ = 0;
     uint64_t match_ = 0, mask_ = 0;  // {MATCH1,MATCH0}, {MASK1,MASK0}
     bool global_freeze_ = false;
     bool armed_ = true;
+    uint32_t gate_ = ~0u;
 
     std::vector<uint64_t> inputs_;
     std::vector<uint64_t> rising_;              // per input: positive steps not applied yet

@@ -24,7 +24,7 @@ register_table only_roles(const register_table& t, std::initializer_list<reg_rol
 }  // namespace
 
 box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
-    const box_desc& d = *describe(cpu).box(kind);
+    const box_desc& d = describe(cpu).need(kind);
     box_spec s;
     s.kind = kind;
     s.cpu = cpu;
@@ -63,6 +63,18 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
             s.table = qpi_pmon_register_table(cpu, unit);
             for (const auto& r : qpi_filter_register_table(cpu, unit).regs)
                 if (r.role != reg_role::vendor_device) s.table.regs.push_back(r);
+            break;
+        case box_kind::uncore:
+            s.name = "uncore";
+            s.table = only_roles(nhm_uncore_register_table(cpu), {reg_role::ctl, reg_role::ctr});
+            s.has_rst = false;  // bit 17 is OCC_CTR_RST there
+            break;
+        case box_kind::uncore_fixed:
+            s.name = "uncore_fixed";
+            s.table = only_roles(nhm_uncore_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
+            s.fixed = true;
+            s.en = nhm_bits::fixed_en;
+            s.ov_en = nhm_bits::fixed_pmi;
             break;
     }
     s.thresh_bits = s.thresh.width();

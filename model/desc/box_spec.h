@@ -20,6 +20,8 @@ struct box_spec {
     unsigned width = 44;
     unsigned thresh_bits = 8;
     bitfield thresh = ctl_bits::thresh;  // where CTL holds it
+    bitfield en = ctl_bits::en;          // the local enable
+    bitfield ov_en = ctl_bits::ov_en;    // overflow messages (the PMI bit on Nehalem)
     bool has_invert = false;
     bool has_ov_en = false;
     bool has_ext = false;
@@ -28,6 +30,7 @@ struct box_spec {
     bool has_box_status = false;
     bool status_on_any_carry = false;  // SNB-EP: any carry sets BOX_STATUS
     bool fixed = false;                // counts its own clock; no event select
+    bool has_rst = true;               // CTL bit 17 clears the paired counter
     bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
     int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
     uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)

@@ -16,15 +16,22 @@ namespace pmonsim {
 
 // Keys of the registry (one per descriptor, for options and for storage in
 // other structures). Never compared outside cpu_registry.cpp.
-enum class cpu_model : uint8_t { snb_ep, ivb_ep };
+enum class cpu_model : uint8_t { snb_ep, ivb_ep, nhm_ep, wsm_ep };
 
-enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi };
+enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed };
+constexpr unsigned box_kind_count = 6;
 const char* to_string(box_kind k);
+
+enum class box_clock : uint8_t { uclk, qclk };
 
 // How a box overflow reaches beyond the box.
 enum class global_control : uint8_t {
     none,         // SNB-EP: no global PMON registers; BOX_STATUS is all there is
     ubox_freeze,  // IVB-EP: U_MSR_PMON_GLOBAL_CTL/STATUS/CONFIG, freeze and PMI
+    // Nehalem-EP/Westmere-EP: MSR_UNCORE_PERF_GLOBAL_CTRL/STATUS/OVF_CTRL:
+    // an enable per counter, status per counter, PMI to chosen cores, and
+    // PMI_FRZ, which clears the enables on a PMI.
+    uncore_global_ctrl,
 };
 
 // What the BOX_CTL of a PCI box holds beside frz and the resets.
@@ -61,6 +68,7 @@ struct linux_event_alias {
 
 struct box_desc {
     box_kind kind;
+    box_clock clock;
     unsigned units;       // instances a socket can have (QPI ports)
     unsigned counters;    // general counters (or 1 for a fixed counter)
     unsigned width;       // counter width in bits
@@ -106,6 +114,9 @@ struct cpu_desc {
 
     // The box of a kind, or null if this CPU has none.
     const box_desc* box(box_kind k) const;
+    // The same for code that only runs for CPUs with that box: throws
+    // std::logic_error when it has none.
+    const box_desc& need(box_kind k) const;
     unsigned units(box_kind k) const;
 };
 

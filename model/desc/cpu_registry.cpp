@@ -1,6 +1,7 @@
 // The registry of modelled CPUs: the only place that knows which CPU has what.
 //
 // SNB-EP: Xeon E5-2600, 327043-001. IVB-EP: Xeon E5-2600 v2, 329468-002.
+// NHM-EP: Xeon 5500, WSM-EP: Xeon 5600, SDM Vol. 3B 18.8.2.
 // Device IDs: 327043-001 Table 1-3 / 329468-002 Table 1-3 (the IVB-EP port-2
 // filter and misc functions, and the port-1 misc IDs, are our assumption:
 // DECISIONS.md "Personalities"). Global-status bits: 329468-002 Table 2-3.
@@ -20,6 +21,9 @@ std::vector<event_def> snb_ep_r2pcie_events();
 std::vector<event_def> ivb_ep_r2pcie_events();
 std::vector<event_def> snb_ep_qpi_events();
 std::vector<event_def> ivb_ep_qpi_events();
+// catalog_nhm.cpp
+std::vector<event_def> nhm_ep_events();
+std::vector<event_def> wsm_ep_events();
 }  // namespace catalog_data
 
 namespace {
@@ -42,12 +46,12 @@ cpu_desc snb_ep() {
                global_control::none, {}, {0x3CB0, 0x3C44}};
     const ctl_shape snb_ctl{true, false, false, false};
     d.boxes = {
-        {box_kind::ubox, 1, 2, 44, snb_ctl, box_ctl_style::none, false, false, {-1}, {},
+        {box_kind::ubox, box_clock::uclk, 1, 2, 44, snb_ctl, box_ctl_style::none, false, false, {-1}, {},
          snb_ep_ubox_events},
-        {box_kind::ubox_fixed, 1, 1, 48, {}, box_ctl_style::none, false, false, {-1}, {}, nullptr},
-        {box_kind::r2pcie, 1, 4, 44, {true, false, false, true}, box_ctl_style::frz_en, true, true,
+        {box_kind::ubox_fixed, box_clock::uclk, 1, 1, 48, {}, box_ctl_style::none, false, false, {-1}, {}, nullptr},
+        {box_kind::r2pcie, box_clock::uclk, 1, 4, 44, {true, false, false, true}, box_ctl_style::frz_en, true, true,
          {-1}, {{19, 0x3C43, 0, 0}}, snb_ep_r2pcie_events},
-        {box_kind::qpi, 2, 4, 48, {true, false, true, true}, box_ctl_style::frz_en, true, true,
+        {box_kind::qpi, box_clock::qclk, 2, 4, 48, {true, false, true, true}, box_ctl_style::frz_en, true, true,
          {-1, -1}, {{8, 0x3C41, 0x3C86, 0x3C80}, {9, 0x3C42, 0x3C96, 0x3C90}}, snb_ep_qpi_events,
          // Linux's snbep_uncore_qpi_events (ivbep and the other boxes have none);
          // event=0x102 sets the extra select bit through "config:0-7,21".
@@ -69,13 +73,13 @@ cpu_desc ivb_ep() {
                global_control::ubox_freeze, {}, {0x0EB0, 0x0E36}};
     namespace gs = global_status_bits;
     d.boxes = {
-        {box_kind::ubox, 1, 2, 44, {false, true, false, false}, box_ctl_style::none, true, false, {gs::ov_u.lo},
+        {box_kind::ubox, box_clock::uclk, 1, 2, 44, {false, true, false, false}, box_ctl_style::none, true, false, {gs::ov_u.lo},
          {}, ivb_ep_ubox_events},
-        {box_kind::ubox_fixed, 1, 1, 48, {false, true, false, true}, box_ctl_style::none, false, false,
+        {box_kind::ubox_fixed, box_clock::uclk, 1, 1, 48, {false, true, false, true}, box_ctl_style::none, false, false,
          {gs::ov_u_fixed.lo}, {}, nullptr},
-        {box_kind::r2pcie, 1, 4, 44, {false, true, false, true}, box_ctl_style::write1_16_17, true,
+        {box_kind::r2pcie, box_clock::uclk, 1, 4, 44, {false, true, false, true}, box_ctl_style::write1_16_17, true,
          false, {gs::ov_rp.lo}, {{19, 0x0E34, 0, 0}}, ivb_ep_r2pcie_events},
-        {box_kind::qpi, 3, 4, 48, {false, true, true, true}, box_ctl_style::write1_16_17, true, false,
+        {box_kind::qpi, box_clock::qclk, 3, 4, 48, {false, true, true, true}, box_ctl_style::write1_16_17, true, false,
          {gs::ov_q0.lo, gs::ov_q1.lo, -1},
          {{8, 0x0E32, 0x0E86, 0x0E80}, {9, 0x0E33, 0x0E96, 0x0E90}, {24, 0x0E3A, 0x0EC6, 0x0EC0}},
          ivb_ep_qpi_events},
@@ -85,6 +89,45 @@ cpu_desc ivb_ep() {
 
 #undef PMONSIM_E5_COMMON_FLAGS
 
+// Nehalem-EP and Westmere-EP: one uncore PMU per socket, all MSRs (SDM Vol. 3B
+// 18.8.2): eight general counters and a fixed counter of 48 bits, no boxes on
+// PCI. A PMI-enabled overflow sets OVF_PMI, which is the box's global bit.
+#define PMONSIM_NHM_COMMON_FLAGS                                                                      \
+    "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr " \
+    "sse sse2 ss ht tm pbe syscall nx rdtscp lm constant_tsc arch_perfmon pebs bts rep_good nopl "      \
+    "xtopology nonstop_tsc cpuid aperfmperf pni dtes64 monitor ds_cpl vmx est tm2 ssse3 cx16 xtpr pdcm " \
+    "dca sse4_1 sse4_2 popcnt lahf_lm ida dtherm tpr_shadow vnmi flexpriority ept vpid"
+
+std::vector<box_desc> nhm_boxes(std::vector<event_def> (*events)()) {
+    const int ovf_pmi = nhm_bits::ovf_pmi.lo;
+    return {
+        {box_kind::uncore, box_clock::uclk, 1, 8, 48, {true, true, false, false}, box_ctl_style::none, true,
+         true, {ovf_pmi}, {}, events},
+        {box_kind::uncore_fixed, box_clock::uclk, 1, 1, 48, {false, true, false, false}, box_ctl_style::none,
+         true, true, {ovf_pmi}, {}, nullptr},
+    };
+}
+
+cpu_desc nhm_ep() {
+    // Xeon X5570: CPUID 06_1AH stepping 5; no AES, PCLMULQDQ, PCID or 1 GB pages.
+    cpu_desc d{cpu_model::nhm_ep, "nhm-ep", "Xeon 5500 (Nehalem-EP)", "SDM Vol. 3B 18.8.2",
+               {6, 0x1A, 5, "Intel(R) Xeon(R) CPU           X5570  @ 2.93GHz", 2933, 0, 8192, 0x009CE3BD,
+                0xBFEBFBFF, 0x0, PMONSIM_NHM_COMMON_FLAGS},
+               global_control::uncore_global_ctrl, nhm_boxes(catalog_data::nhm_ep_events), {0, 0}};
+    return d;
+}
+
+cpu_desc wsm_ep() {
+    // Xeon X5670: CPUID 06_2CH stepping 2; adds AES, PCLMULQDQ, PCID and 1 GB pages.
+    cpu_desc d{cpu_model::wsm_ep, "wsm-ep", "Xeon 5600 (Westmere-EP)", "SDM Vol. 3B 18.8.2",
+               {6, 0x2C, 2, "Intel(R) Xeon(R) CPU           X5670  @ 2.93GHz", 2933, 0, 12288, 0x029EE3FF,
+                0xBFEBFBFF, 0x0, PMONSIM_NHM_COMMON_FLAGS " pclmulqdq pcid aes pdpe1gb arat"},
+               global_control::uncore_global_ctrl, nhm_boxes(catalog_data::wsm_ep_events), {0, 0}};
+    return d;
+}
+
+#undef PMONSIM_NHM_COMMON_FLAGS
+
 }  // namespace
 
 const char* to_string(box_kind k) {
@@ -93,6 +136,8 @@ const char* to_string(box_kind k) {
         case box_kind::ubox_fixed: return "ubox_fixed";
         case box_kind::r2pcie: return "r2pcie";
         case box_kind::qpi: return "qpi";
+        case box_kind::uncore: return "uncore";
+        case box_kind::uncore_fixed: return "uncore_fixed";
     }
     return "?";
 }
@@ -103,13 +148,18 @@ const box_desc* cpu_desc::box(box_kind k) const {
     return nullptr;
 }
 
+const box_desc& cpu_desc::need(box_kind k) const {
+    if (const box_desc* b = box(k)) return *b;
+    throw std::logic_error(std::string(name) + " has no " + to_string(k) + " box");
+}
+
 unsigned cpu_desc::units(box_kind k) const {
     const box_desc* b = box(k);
     return b ? b->units : 0;
 }
 
 const std::vector<cpu_desc>& cpu_registry() {
-    static const std::vector<cpu_desc> all = {snb_ep(), ivb_ep()};
+    static const std::vector<cpu_desc> all = {snb_ep(), ivb_ep(), nhm_ep(), wsm_ep()};
     return all;
 }
 

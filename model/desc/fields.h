@@ -73,6 +73,31 @@ inline constexpr bitfield ov_rq1{"ov_rq1", 25, 25};
 inline constexpr bitfield ov_rp{"ov_rp", 26, 26};
 }  // namespace global_status_bits
 
+// Nehalem-EP / Westmere-EP uncore (SDM Vol. 3B 18.8.2). The counter controls
+// (MSR_UNCORE_PERFEVTSELn) use ctl_bits' positions under the SDM's names
+// (cmask, inv, pmi), except bit 17, which is another field there.
+namespace nhm_bits {
+inline constexpr bitfield occ_ctr_rst{"occ_ctr_rst", 17, 17};
+// MSR_UNCORE_PERF_GLOBAL_CTRL
+inline constexpr bitfield en_pc{"en_pc", 7, 0};
+inline constexpr bitfield en_fc0{"en_fc0", 32, 32};
+inline constexpr bitfield en_pmi_core{"en_pmi_core", 51, 48};
+inline constexpr bitfield pmi_frz{"pmi_frz", 63, 63};
+// MSR_UNCORE_PERF_GLOBAL_STATUS, and MSR_UNCORE_PERF_GLOBAL_OVF_CTRL, whose
+// write-1-to-clear bits sit at the same places.
+inline constexpr bitfield ovf_pc{"ovf_pc", 7, 0};
+inline constexpr bitfield ovf_fc0{"ovf_fc0", 32, 32};
+inline constexpr bitfield ovf_pmi{"ovf_pmi", 61, 61};
+inline constexpr bitfield chg{"chg", 63, 63};
+// MSR_UNCORE_FIXED_CTR_CTRL
+inline constexpr bitfield fixed_en{"en", 0, 0};
+inline constexpr bitfield fixed_pmi{"pmi", 2, 2};
+// MSR_UNCORE_ADDR_OPCODE_MATCH
+inline constexpr bitfield addr{"addr", 39, 3};
+inline constexpr bitfield opcode{"opcode", 47, 40};
+inline constexpr bitfield match_sel{"match_sel", 63, 61};
+}  // namespace nhm_bits
+
 // QPI packet filter: {MATCH1, MATCH0} and {MASK1, MASK0} as one 64-bit value
 // (MATCH1 in the high half; the tables place the same fields per dword).
 namespace match_bits {

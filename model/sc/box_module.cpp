@@ -24,13 +24,14 @@ void box_module::sync_to_now() {
         (void)m;
         ++messages_;
         ov_msg.write(static_cast<unsigned>(messages_));
-        // The message sets our GLOBAL_STATUS bit and asserts the global freeze:
-        // this box stops from the cycle after its carry, before the freeze
-        // reaches the others.
-        self_frozen_ = true;
+        // The message sets our GLOBAL_STATUS bit; where it also asserts the
+        // global freeze, this box stops from the cycle after its carry,
+        // before the freeze reaches the others.
         core_.set_armed(false);
-        core_.set_global_freeze(true, t);
-        if (sink_) sink_();
+        if (!sink_ || sink_()) {
+            self_frozen_ = true;
+            core_.set_global_freeze(true, t);
+        }
     }
 }
 

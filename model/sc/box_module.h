@@ -43,8 +43,12 @@ public:
     // The first cycle of this box that starts at or after the current time.
     cycle_t now_cycle() const;
 
-    // Where overflow messages go (the UBox's global control).
-    void set_message_sink(std::function<void()> sink) { sink_ = std::move(sink); }
+    // Where overflow messages go (the socket's global control). The sink
+    // says whether the message stops this box from the next cycle.
+    void set_message_sink(std::function<bool()> sink) { sink_ = std::move(sink); }
+    // Looks again for the next message after an outside change to the
+    // box's counting (a global enable).
+    void rearm() { reschedule(); }
 
     // Bring the box up to the current time (handling a due message). A
     // replay posts many records at one simulation time: after the first the
@@ -73,7 +77,7 @@ private:
     uint64_t messages_ = 0;
     time_ps synced_at_ = ~time_ps{0};
     bool wake_pending_ = false;  // may be stale true after the wake fired
-    std::function<void()> sink_;
+    std::function<bool()> sink_;
 };
 
 }  // namespace pmonsim

@@ -25,7 +25,8 @@ void uncore_config::validate() const {
         throw std::invalid_argument("--sockets must be 1 or 2 (E5-2600 parts are 2-socket)");
     const cpu_desc& d = describe(cpu);
     const unsigned max_ports = d.units(box_kind::qpi);
-    if (qpi_ports < 1 || qpi_ports > max_ports)
+    // (A CPU without QPI PMON boxes ignores the option.)
+    if (max_ports > 0 && (qpi_ports < 1 || qpi_ports > max_ports))
         throw std::invalid_argument("--qpi-ports must be 1.." + std::to_string(max_ports) + " on " +
                                     to_string(cpu));
     if (cpus_per_socket < 1 || cpus_per_socket > 64)
@@ -38,6 +39,7 @@ void uncore_config::validate() const {
     if (freeze_latency > 1000) throw std::invalid_argument("--freeze-latency must be at most 1000");
     switch (d.global) {
         case global_control::none:
+        case global_control::uncore_global_ctrl:  // (PMI_FRZ clears enables; there is no freeze state)
             if (start_frozen)
                 throw std::invalid_argument(std::string("--start-frozen needs a global freeze, which ") +
                                             d.name + " does not have");

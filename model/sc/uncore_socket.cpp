@@ -11,22 +11,30 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
       global_freeze_sig_("global_freeze", cfg.start_frozen), epoch_sig_("unfreeze_epoch", 0),
       pmi_sig_("pmi_sig", 0) {
     cfg_.validate();
+    const cpu_desc& cpu = describe(cfg_.cpu);
     const clock_domain uclk(cfg_.uclk_hz()), qclk(cfg_.qclk_hz());
-    struct made { box_kind kind; unsigned unit; clock_domain clock; };
-    std::vector<made> plan = {{box_kind::ubox, 0, uclk}, {box_kind::ubox_fixed, 0, uclk},
-                              {box_kind::r2pcie, 0, uclk}};
-    for (unsigned p = 0; p < cfg_.qpi_ports; ++p) plan.push_back({box_kind::qpi, p, qclk});
-
     std::vector<int> bits;
     std::vector<std::string> names;
-    for (const made& m : plan) {
-        box_spec spec = make_box_spec(m.kind, cfg_.cpu, m.unit);
-        bits.push_back(spec.global_bit);
-        names.push_back(spec.name);
-        boxes_.push_back(std::make_unique<box_module>(spec.name.c_str(), spec, m.clock, diags_, socket_));
+    std::vector<unsigned> units;  // per box
+    for (const box_desc& d : cpu.boxes) {
+        // (The QPI ports present are an option of the machine.)
+        const unsigned n = d.kind == box_kind::qpi ? cfg_.qpi_ports : d.units;
+        for (unsigned u = 0; u < n; ++u) {
+            box_spec spec = make_box_spec(d.kind, cfg_.cpu, u);
+            clock_domain clock = uclk;
+            switch (d.clock) {
+                case box_clock::uclk: break;
+                case box_clock::qclk: clock = qclk; break;
+            }
+            bits.push_back(spec.global_bit);
+            names.push_back(spec.name);
+            units.push_back(u);
+            boxes_.push_back(std::make_unique<box_module>(spec.name.c_str(), spec, clock, diags_, socket_));
+        }
     }
-    global_ = std::make_unique<global_pmon>("global", bits, names, uclk, cfg_.freeze_latency,
+    global_ = std::make_unique<global_pmon>("global", cpu.global, bits, names, uclk, cfg_.freeze_latency,
                                             cfg_.start_frozen, diags_, socket_);
+    global_->attach(boxes());
     for (size_t b = 0; b < boxes_.size(); ++b) {
         armed_sig_.push_back(std::make_unique<signal<bool>>(
             ("armed_" + names[b]).c_str(), true));
@@ -37,24 +45,40 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
         bm.unfreeze_epoch(epoch_sig_);
         bm.armed(*armed_sig_[b]);
         bm.ov_msg(*ov_sig_[b]);
-        bm.set_message_sink([this, b] { global_->overflow(b); });
+        bm.set_message_sink([this, b] { return global_->overflow(b); });
         global_->armed[b](*armed_sig_[b]);
     }
     global_->global_freeze(global_freeze_sig_);
     global_->unfreeze_epoch(epoch_sig_);
     global_->pmi(pmi_sig_);
 
-    msr_table_ = ubox_register_table(cfg_.cpu);
-    const cpu_desc& cpu = describe(cfg_.cpu);
-    functions_.push_back({cpu.box(box_kind::r2pcie)->pci.at(0).device, 1, r2pcie_register_table(cfg_.cpu),
-                          boxes_[2].get(), "r2pcie"});
-    for (unsigned p = 0; p < cfg_.qpi_ports; ++p) {
-        box_module* q = boxes_[3 + p].get();
-        const std::string n = "qpi" + std::to_string(p);
-        const unsigned dev = cpu.box(box_kind::qpi)->pci.at(p).device;
-        functions_.push_back({dev, 2, qpi_pmon_register_table(cfg_.cpu, p), q, n});
-        functions_.push_back({dev, 6, qpi_filter_register_table(cfg_.cpu, p), q, n});
-        functions_.push_back({dev, 0, qpi_misc_register_table(cfg_.cpu, p), nullptr, n});
+    // MSRs: the socket's table; each address belongs to the box whose
+    // registers hold it, or else to the global control.
+    msr_table_ = socket_msr_table(cfg_.cpu);
+    for (auto& b : boxes_)
+        if (b->core().spec().table.msr_space)
+            for (const register_def& r : b->core().spec().table.regs) msr_owner_[r.offset] = b.get();
+    // PCI functions of the PCI boxes (function numbers: 327043-001 Table 1-3).
+    for (size_t b = 0; b < boxes_.size(); ++b) {
+        box_module* m = boxes_[b].get();
+        const box_kind kind = m->core().spec().kind;
+        const box_desc& d = cpu.need(kind);
+        switch (kind) {
+            case box_kind::r2pcie:
+                functions_.push_back({d.pci.at(units[b]).device, 1, r2pcie_register_table(cfg_.cpu), m, names[b]});
+                break;
+            case box_kind::qpi: {
+                const unsigned p = units[b], dev = d.pci.at(p).device;
+                functions_.push_back({dev, 2, qpi_pmon_register_table(cfg_.cpu, p), m, names[b]});
+                functions_.push_back({dev, 6, qpi_filter_register_table(cfg_.cpu, p), m, names[b]});
+                functions_.push_back({dev, 0, qpi_misc_register_table(cfg_.cpu, p), nullptr, names[b]});
+                break;
+            }
+            case box_kind::ubox:
+            case box_kind::ubox_fixed:
+            case box_kind::uncore:
+            case box_kind::uncore_fixed: break;  // MSR boxes
+        }
     }
 
     msr_socket.register_b_transport(this, &uncore_socket::b_msr);
@@ -96,12 +120,9 @@ const clock_domain& uncore_socket::clock_of(const pci_function& f) const {
 
 // --- MSRs ---------------------------------------------------------------------
 
-static box_module* msr_owner(std::vector<std::unique_ptr<box_module>>& boxes, reg_role role) {
-    switch (role) {
-        case reg_role::ctl: case reg_role::ctr: case reg_role::box_status: return boxes[0].get();
-        case reg_role::fixed_ctl: case reg_role::fixed_ctr: return boxes[1].get();
-        default: return nullptr;  // global registers
-    }
+box_module* uncore_socket::msr_owner(uint32_t msr) const {
+    const auto it = msr_owner_.find(msr);
+    return it == msr_owner_.end() ? nullptr : it->second;
 }
 
 bool uncore_socket::msr_read(uint32_t msr, uint64_t& value) {
@@ -109,11 +130,11 @@ bool uncore_socket::msr_read(uint32_t msr, uint64_t& value) {
     if (!r) {
         char b[64];
         std::snprintf(b, sizeof b, "MSR 0x%x", msr);
-        access_diag(boxes_[0]->core().clock(), "ubox", b, 0, std::string("rdmsr of an MSR ") + to_string(cfg_.cpu) +
+        access_diag(boxes_[0]->core().clock(), boxes_[0]->core().spec().name, b, 0, std::string("rdmsr of an MSR ") + to_string(cfg_.cpu) +
                                       " does not implement (#GP)");
         return false;
     }
-    if (box_module* bm = msr_owner(boxes_, r->role)) {
+    if (box_module* bm = msr_owner(r->offset)) {
         value = bm->read(*r, ~0ull);
     } else {
         for (auto& b : boxes_) b->sync();  // an overflow due now is seen now
@@ -127,11 +148,11 @@ bool uncore_socket::msr_write(uint32_t msr, uint64_t value) {
     if (!r) {
         char b[64];
         std::snprintf(b, sizeof b, "MSR 0x%x", msr);
-        access_diag(boxes_[0]->core().clock(), "ubox", b, value, std::string("wrmsr to an MSR ") + to_string(cfg_.cpu) +
+        access_diag(boxes_[0]->core().clock(), boxes_[0]->core().spec().name, b, value, std::string("wrmsr to an MSR ") + to_string(cfg_.cpu) +
                                           " does not implement (#GP); nothing changed");
         return false;
     }
-    if (box_module* bm = msr_owner(boxes_, r->role)) {
+    if (box_module* bm = msr_owner(r->offset)) {
         bm->write(*r, value, ~0ull);
     } else {
         for (auto& b : boxes_) b->sync();  // freeze changes act on up-to-date boxes

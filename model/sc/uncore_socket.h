@@ -1,10 +1,13 @@
-// One socket's uncore PMON (UBox, R2PCIe, QPI ports) as a SystemC module with
+// One socket's uncore PMON (the boxes of the CPU's descriptor: UBox, R2PCIe
+// and QPI ports on the E5 parts; the uncore PMU of Nehalem/Westmere) and its
+// global control, as a SystemC module with
 // two TLM-2.0 target sockets: MSRs (address = MSR number, 8-byte accesses) and
 // PCI configuration space (ECAM address: bus << 20 | dev << 15 | fn << 12 |
 // offset; 1/2/4/8-byte accesses). Device/function layout per DECISIONS.md
 // "Personalities": R2PCIe D19:F1, QPI port p PMON Dd:F2, filter Dd:F6, misc
 // Dd:F0 with d = 8, 9, 24.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -38,7 +41,8 @@ public:
     void pci_write(unsigned dev, unsigned fn, uint32_t offset, unsigned size, uint64_t value);
     bool pci_function_exists(unsigned dev, unsigned fn) const;
 
-    // Boxes: "ubox", "ubox_fixed", "r2pcie", "qpi0", "qpi1", "qpi2".
+    // Boxes in descriptor order: "ubox", "ubox_fixed", "r2pcie", "qpi0".."qpi2";
+    // "uncore", "uncore_fixed".
     std::vector<box_module*> boxes();
     box_module* box(const std::string& name);
     global_pmon& global() { return *global_; }
@@ -62,6 +66,7 @@ private:
     void access_diag(const clock_domain& clock, const std::string& box, const std::string& reg,
                      uint64_t value, const std::string& why);
     const clock_domain& clock_of(const pci_function& f) const;
+    box_module* msr_owner(uint32_t msr) const;  // null: a global register
 
     uncore_config cfg_;
     unsigned socket_;
@@ -69,6 +74,7 @@ private:
     std::vector<std::unique_ptr<box_module>> boxes_;
     std::unique_ptr<global_pmon> global_;
     register_table msr_table_;
+    std::map<uint32_t, box_module*> msr_owner_;
     std::vector<pci_function> functions_;
 
     // Register accesses arrive from the initiators' threads while the boxes'

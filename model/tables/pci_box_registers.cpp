@@ -94,8 +94,15 @@ register_table pci_pmon_table(const std::string& prefix, const std::string& titl
     return t;
 }
 
+const box_desc& pci_box(cpu_model cpu, box_kind kind) {
+    const box_desc* b = describe(cpu).box(kind);
+    if (!b || b->pci.empty())
+        throw std::logic_error(std::string(describe(cpu).name) + " has no PCI " + to_string(kind) + " box");
+    return *b;
+}
+
 const pci_unit& qpi_unit(cpu_model cpu, unsigned port) {
-    const box_desc& q = *describe(cpu).box(box_kind::qpi);
+    const box_desc& q = pci_box(cpu, box_kind::qpi);
     if (port >= q.pci.size()) throw std::out_of_range("no QPI port " + std::to_string(port));
     return q.pci[port];
 }
@@ -125,14 +132,14 @@ std::vector<field_def> match1_fields(const char* what) {
 }  // namespace
 
 register_table r2pcie_register_table(cpu_model cpu) {
-    const box_desc& r = *describe(cpu).box(box_kind::r2pcie);
+    const box_desc& r = pci_box(cpu, box_kind::r2pcie);
     return pci_pmon_table("R2_PCI_PMON", "R2PCIe PMON function (D19:F1)", r.pci.at(0).pmon_id, r);
 }
 
 register_table qpi_pmon_register_table(cpu_model cpu, unsigned port) {
     const std::string p = "Q_P" + std::to_string(port) + "_PCI_PMON";
     return pci_pmon_table(p, "QPI port " + std::to_string(port) + " PMON function (F2)",
-                          qpi_unit(cpu, port).pmon_id, *describe(cpu).box(box_kind::qpi));
+                          qpi_unit(cpu, port).pmon_id, pci_box(cpu, box_kind::qpi));
 }
 
 register_table qpi_filter_register_table(cpu_model cpu, unsigned port) {

@@ -60,6 +60,14 @@ std::vector<std::string> write_problems(const register_def& r, uint64_t value, u
     return out;
 }
 
+register_def msr_counter(const std::string& name, uint32_t msr, unsigned width, reg_role role, uint8_t index) {
+    const uint8_t w = static_cast<uint8_t>(width);
+    return {name, msr, 8, 0, role, index,
+            {{"rsv", 63, w, attr::rv, "reserved"},
+             {"event_count", static_cast<uint8_t>(w - 1), 0, attr::rw_v,
+              "counter value, wraps at 2^" + std::to_string(width)}}};
+}
+
 const register_def* register_table::find(uint32_t offset) const {
     for (const auto& r : regs)
         if (msr_space ? offset == r.offset : offset >= r.offset && offset < r.offset + r.size)

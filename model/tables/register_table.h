@@ -40,12 +40,17 @@ struct field_def {
 inline field_def fd(const bitfield& b, attr a, std::string meaning) {
     return {b.name, b.hi, b.lo, a, std::move(meaning), &b};
 }
+// The same under the name a manual gives it in one register.
+inline field_def fd(const bitfield& b, const char* name, attr a, std::string meaning) {
+    return {name, b.hi, b.lo, a, std::move(meaning), &b};
+}
 
 // What a register is to the box that owns it.
 enum class reg_role : uint8_t {
     box_ctl, box_status, ctl, ctr, fixed_ctl, fixed_ctr,
     global_ctl, global_status, global_config,
     pkt_match0, pkt_match1, pkt_mask0, pkt_mask1, rate_status, vendor_device,
+    global_ovf_ctrl, addr_match,  // Nehalem/Westmere
 };
 
 struct register_def {
@@ -72,6 +77,9 @@ struct register_table {
     const register_def* find(const std::string& name) const;
 };
 
+// An 8-byte MSR counter of `width` bits.
+register_def msr_counter(const std::string& name, uint32_t msr, unsigned width, reg_role role, uint8_t index);
+
 // Generic write semantics shared by every register owner.
 // New stored value after a write of `value` over the bits in `mask`: RW, RW-V
 // and write-1 bits take the written value; other bits keep `old`.
@@ -90,5 +98,10 @@ register_table r2pcie_register_table(cpu_model cpu);
 register_table qpi_pmon_register_table(cpu_model cpu, unsigned port);
 register_table qpi_filter_register_table(cpu_model cpu, unsigned port);
 register_table qpi_misc_register_table(cpu_model cpu, unsigned port);
+// Nehalem-EP/Westmere-EP: the socket's uncore MSRs (global control, fixed
+// counter, address/opcode match, eight general counters).
+register_table nhm_uncore_register_table(cpu_model cpu);
+// The MSRs of a socket, whichever boxes and global control the CPU has.
+register_table socket_msr_table(cpu_model cpu);
 
 }  // namespace pmonsim

@@ -8,6 +8,8 @@
 // - GLOBAL_CONFIG is undocumented: its low 32 bits are stored, nothing more.
 #include "tables/register_table.h"
 
+#include <stdexcept>
+
 namespace pmonsim {
 
 namespace {
@@ -44,31 +46,23 @@ std::vector<field_def> ubox_fixed_ctl_fields(const ctl_shape& s) {
     };
 }
 
-register_def counter(const std::string& name, uint32_t msr, unsigned width, reg_role role,
-                     uint8_t index) {
-    return {name, msr, 8, 0, role, index,
-            {{"rsv", 63, static_cast<uint8_t>(width), attr::rv, "reserved"},
-             {"event_count", static_cast<uint8_t>(width - 1), 0, attr::rw_v,
-              "counter value, wraps at 2^" + std::to_string(width)}}};
-}
-
 }  // namespace
 
 register_table ubox_register_table(cpu_model cpu) {
     const cpu_desc& d = describe(cpu);
-    const box_desc& u = *d.box(box_kind::ubox);
-    const box_desc& f = *d.box(box_kind::ubox_fixed);
+    const box_desc& u = d.need(box_kind::ubox);
+    const box_desc& f = d.need(box_kind::ubox_fixed);
     register_table t;
     t.title = "UBox PMON MSRs";
     t.msr_space = true;
     t.regs.push_back({"U_MSR_PMON_UCLK_FIXED_CTL", 0xC08, 8, 0, reg_role::fixed_ctl, 0,
                       ubox_fixed_ctl_fields(f.ctl)});
-    t.regs.push_back(counter("U_MSR_PMON_UCLK_FIXED_CTR", 0xC09, f.width, reg_role::fixed_ctr, 0));
+    t.regs.push_back(msr_counter("U_MSR_PMON_UCLK_FIXED_CTR", 0xC09, f.width, reg_role::fixed_ctr, 0));
     for (uint8_t i = 0; i < u.counters; ++i)
         t.regs.push_back({"U_MSR_PMON_CTL" + std::to_string(i), 0xC10u + i, 8, 0, reg_role::ctl, i,
                           ubox_ctl_fields(u.ctl)});
     for (uint8_t i = 0; i < u.counters; ++i)
-        t.regs.push_back(counter(("U_MSR_PMON_CTR" + std::to_string(i)).c_str(), 0xC16u + i, u.width,
+        t.regs.push_back(msr_counter("U_MSR_PMON_CTR" + std::to_string(i), 0xC16u + i, u.width,
                                  reg_role::ctr, i));
     if (u.box_status)
         t.regs.push_back({"U_MSR_PMON_BOX_STATUS", 0xC15, 8, 0, reg_role::box_status, 0,
@@ -77,6 +71,8 @@ register_table ubox_register_table(cpu_model cpu) {
     switch (d.global) {
         case global_control::none: return t;
         case global_control::ubox_freeze: break;
+        case global_control::uncore_global_ctrl:  // (a CPU without a UBox: never here)
+            return t;
     }
     t.regs.push_back({"U_MSR_PMON_GLOBAL_CTL", 0xC00, 8, 0, reg_role::global_ctl, 0,
                       {{"rsv", 63, 32, attr::rv, "reserved"},

@@ -1,6 +1,7 @@
 // The binary trace format: writer and decoder (trace_binary.h,
 // docs/trace-binary-format.md).
 #include "trace/trace_binary.h"
+#include "trace/trace_boxes.h"
 
 #include <array>
 #include <cstring>
@@ -53,7 +54,6 @@ constexpr std::size_t time = 0, repeat = 8, count = 16, socket = 18, box = 19, c
 
 constexpr std::size_t block_bytes = binary_trace_decoder::block_records * bf::record_size;
 
-const char* const box_names[] = {"ubox", "r2pcie", "qpi0", "qpi1", "qpi2"};
 
 }  // namespace
 
@@ -116,16 +116,9 @@ void binary_trace_writer::write(const packet_record& r) {
 void binary_trace_writer::write(const event_record& r) {
     if (kind_ != trace_kind::events)
         throw std::logic_error("binary_trace_writer: an event record in a packet trace");
-    uint8_t box;
-    switch (r.kind) {
-        case box_kind::ubox: box = bf::box_ubox; break;
-        case box_kind::r2pcie: box = bf::box_r2pcie; break;
-        case box_kind::qpi:
-            if (r.unit > 2) throw std::invalid_argument("binary_trace_writer: QPI port above 2");
-            box = static_cast<uint8_t>(bf::box_qpi0 + r.unit);
-            break;
-        default: throw std::invalid_argument("binary_trace_writer: a box without events");
-    }
+    const int code = trace_box_code(r.kind, r.unit);
+    if (code < 0) throw std::invalid_argument("binary_trace_writer: a box without events");
+    const uint8_t box = static_cast<uint8_t>(code);
     const event_catalog& cat = catalog_for(r.kind, cpu_);
     if (r.event >= cat.events().size() || r.input >= cat.input_count() ||
         cat.input(r.input).event != r.event)
@@ -189,8 +182,10 @@ struct alignas(64) binary_trace_decoder::impl {
     trace_clock uclk, qclk;
     trace_kind kind = trace_kind::packets;
     time_unit unit = time_unit::ps;
-    box_table tables[3];  // ubox, r2pcie, qpi
-    box_name names[5];    // of the box byte's values
+    std::array<box_table, box_kind_count> tables{};  // by box kind (cat null: none)
+    std::array<bool, trace_box_count> box_on{};      // by box byte
+    std::array<bool, box_kind_count> qclk_kind{};    // rows count QCLK cycles
+    box_name names[trace_box_count];                 // of the box byte's values
 
     std::unique_ptr<unsigned char[]> block = std::make_unique<unsigned char[]>(block_bytes);
     const unsigned char* pos = nullptr;
@@ -205,9 +200,12 @@ struct alignas(64) binary_trace_decoder::impl {
 
     impl(source_buf& s, std::string f, const trace_context& c)
         : src(s), file(std::move(f)), ctx(c), uclk(c.uclk_hz), qclk(c.qclk_hz) {
-        const box_kind kinds[] = {box_kind::ubox, box_kind::r2pcie, box_kind::qpi};
-        for (int k = 0; k < 3; ++k) build(tables[k], catalog_for(kinds[k], ctx.cpu));
-        for (int b = 0; b < 5; ++b) names[b] = box_names[b];
+        const auto cats = catalogs_of(ctx.cpu);
+        for (unsigned k = 0; k < box_kind_count; ++k)
+            if (cats[k]) build(tables[k], *cats[k]);
+        box_on = boxes_on(ctx);
+        for (unsigned k = 0; k < box_kind_count; ++k) qclk_kind[k] = counts_in_qclk(static_cast<box_kind>(k), ctx.cpu);
+        for (unsigned b = 0; b < trace_box_count; ++b) names[b] = trace_boxes[b].name;
         set_limits();
         read_header();
     }
@@ -506,27 +504,13 @@ struct alignas(64) binary_trace_decoder::impl {
 
         // Box.
         const uint8_t box = b[ev::box];
-        int t;
-        if (box == bf::box_ubox) {
-            r.kind = box_kind::ubox;
-            r.unit = 0;
-            t = 0;
-        } else if (box == bf::box_r2pcie) {
-            r.kind = box_kind::r2pcie;
-            r.unit = 0;
-            t = 1;
-        } else if (box >= bf::box_qpi0 && box - bf::box_qpi0 < static_cast<int>(ctx.qpi_ports)) {
-            r.kind = box_kind::qpi;
-            r.unit = box - bf::box_qpi0;
-            t = 2;
-        } else {
-            std::string boxes = "ubox, r2pcie";
-            for (unsigned q = 0; q < ctx.qpi_ports; ++q) boxes += ", qpi" + num(q);
-            bad("box", box <= 4 ? box_names[box] : num(box),
-                "is not a box of this machine (" + boxes + ")");
-        }
+        if (box >= trace_box_count || !box_on[box])
+            bad("box", box < trace_box_count ? trace_boxes[box].name : num(box),
+                "is not a box of this machine (" + box_list(ctx) + ")");
+        r.kind = trace_boxes[box].kind;
+        r.unit = trace_boxes[box].unit;
         r.box = names[box];
-        const box_table& tab = tables[t];
+        const box_table& tab = tables[static_cast<unsigned>(r.kind)];
 
         // ext, event.
         const uint8_t ext = b[ev::ext];
@@ -578,7 +562,7 @@ struct alignas(64) binary_trace_decoder::impl {
         r.repeat = ld64(b + ev::repeat);
         if (r.repeat == 0) bad("repeat", "0", "is not a repeat count (an integer >= 1)");
 
-        if (r.kind == box_kind::qpi) take_time(ld64(b + ev::time), qclk, "QCLK", r.time, r.cycle);
+        if (qclk_kind[static_cast<unsigned>(r.kind)]) take_time(ld64(b + ev::time), qclk, "QCLK", r.time, r.cycle);
         else take_time(ld64(b + ev::time), uclk, "UCLK", r.time, r.cycle);
         if (r.cycle > std::numeric_limits<uint64_t>::max() - r.repeat)
             bad("repeat", num(r.repeat), "is too large: the run would pass the last cycle");

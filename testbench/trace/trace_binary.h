@@ -30,8 +30,9 @@ constexpr uint8_t unit_cycles = 1;
 constexpr std::size_t header_size = 16;    // bytes 10-11 (u16)
 constexpr std::size_t record_size = 24;    // bytes 12-13 (u16), both kinds in version 1
                                            // bytes 14-15: reserved, 0
-// Event records: the box byte, and the sub-event byte of an event without one.
-constexpr uint8_t box_ubox = 0, box_r2pcie = 1, box_qpi0 = 2;  // qpiN: 2 + N
+// Event records: the box byte is the trace box code (trace_boxes.h: 0 ubox,
+// 1 r2pcie, 2-4 qpi0-qpi2, 5 uncore); the sub-event byte of an event
+// without sub-events is:
 constexpr uint8_t no_sub_event = 0xFF;
 }  // namespace binary_format
 

@@ -1,5 +1,6 @@
 // Trace conversion and the text writer (trace_convert.h).
 #include "trace/trace_convert.h"
+#include "trace/trace_boxes.h"
 
 #include <sys/stat.h>
 
@@ -124,8 +125,8 @@ void text_trace_writer::write(const packet_record& r) {
 void text_trace_writer::write(const event_record& r) {
     if (kind_ != trace_kind::events)
         throw std::logic_error("text_trace_writer: an event record in a packet trace");
-    if (r.kind != box_kind::ubox && r.kind != box_kind::r2pcie && r.kind != box_kind::qpi)
-        throw std::invalid_argument("text_trace_writer: a box without events");
+    const int code = trace_box_code(r.kind, r.unit);
+    if (code < 0) throw std::invalid_argument("text_trace_writer: a box without events");
     const event_catalog& cat = catalog_for(r.kind, cpu_);
     if (r.event >= cat.events().size() || r.input >= cat.input_count() ||
         cat.input(r.input).event != r.event)
@@ -140,12 +141,7 @@ void text_trace_writer::write(const event_record& r) {
     s += ',';
     put_uint(s, r.socket);
     s += ',';
-    if (r.kind == box_kind::qpi) {
-        s += "qpi";
-        put_uint(s, r.unit);
-    } else {
-        s += to_string(r.kind);
-    }
+    s += trace_boxes[code].name;
     s += ',';
     s += def.name;
     s += ',';

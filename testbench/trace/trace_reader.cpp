@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "trace/trace_binary.h"
+#include "trace/trace_boxes.h"
 #include "trace/trace_input.h"
 #include "trace/trace_text.h"
 
@@ -71,7 +72,7 @@ struct trace_reader::impl {
         if (ctx.sockets == 0) throw std::invalid_argument("trace context: no sockets");
         if (ctx.qpi_ports > 3)
             throw std::invalid_argument("trace context: at most 3 QPI ports per socket");
-        for (box_kind k : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi}) catalog_for(k, ctx.cpu);
+        catalogs_of(ctx.cpu);
         open_input(in);
         if (bin) {
             kind = bin->kind();

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "trace/trace_boxes.h"
 #include "trace/trace_clock.h"
 #include "trace/trace_detail.h"
 #include "trace/trace_event_cache.h"
@@ -37,7 +38,8 @@ struct alignas(64) text_trace_decoder::impl {
     std::string file;
     trace_context ctx;
     trace_clock uclk, qclk;
-    const event_catalog* catalogs[3];  // ubox, r2pcie, qpi
+    std::array<const event_catalog*, box_kind_count> catalogs;  // by box kind
+    std::array<bool, trace_box_count> box_on;  // by trace box code
     line_reader lines;
 
     trace_kind kind = trace_kind::packets;
@@ -60,9 +62,8 @@ struct alignas(64) text_trace_decoder::impl {
           uclk(c.uclk_hz),
           qclk(c.qclk_hz),
           lines(src, file, trace_reader::max_line_length) {
-        catalogs[0] = &catalog_for(box_kind::ubox, ctx.cpu);
-        catalogs[1] = &catalog_for(box_kind::r2pcie, ctx.cpu);
-        catalogs[2] = &catalog_for(box_kind::qpi, ctx.cpu);
+        catalogs = catalogs_of(ctx.cpu);
+        box_on = boxes_on(ctx);
         read_header();
         fast.emplace(pos, header.size(), ctx, uclk, qclk, cache);
     }
@@ -302,7 +303,7 @@ struct alignas(64) text_trace_decoder::impl {
     // --- Event rows
 
     const event_catalog& catalog(box_kind k) const {
-        return *catalogs[k == box_kind::ubox ? 0 : k == box_kind::r2pcie ? 1 : 2];
+        return *catalogs[static_cast<unsigned>(k)];  // (set for every box a row may name)
     }
     std::string catalog_text(box_kind k) const {
         return std::string(to_string(k)) + " catalog (" + to_string(ctx.cpu) + ")";
@@ -316,24 +317,15 @@ struct alignas(64) text_trace_decoder::impl {
         const std::string_view v = required(c_box);
         const trace_clock* clk = &uclk;
         const char* clk_name = "UCLK";
-        const uint64_t k = word_key(v);
-        if (k == word_key("UBOX")) {
-            r.kind = box_kind::ubox;
-            r.unit = 0;
-            r.box = box_name_of(r.kind, 0);
-        } else if (k == word_key("R2PCIE")) {
-            r.kind = box_kind::r2pcie;
-            r.unit = 0;
-            r.box = box_name_of(r.kind, 0);
-        } else if (v.size() == 4 && istarts(v, "qpi") && lex::is_digit(v[3]) &&
-                   unsigned(v[3] - '0') < ctx.qpi_ports) {
-            r.kind = box_kind::qpi;
-            r.unit = unsigned(v[3] - '0');
-            r.box = box_name_of(r.kind, r.unit);
+        unsigned code = 0;
+        while (code < trace_box_count && !(box_on[code] && ieq(v, trace_boxes[code].name))) ++code;
+        if (code == trace_box_count) bad_box(v);
+        r.kind = trace_boxes[code].kind;
+        r.unit = trace_boxes[code].unit;
+        r.box = box_name_of(code);
+        if (counts_in_qclk(r.kind, ctx.cpu)) {
             clk = &qclk;
             clk_name = "QCLK";
-        } else {
-            bad_box(v);
         }
 
         // Event and sub-event: the same text resolves the same way (an empty
@@ -364,12 +356,11 @@ struct alignas(64) text_trace_decoder::impl {
     }
 
     [[noreturn]] __attribute__((noinline, cold)) void bad_box(std::string_view v) const {
-        if (ieq(v, "ubox_fixed"))
-            bad(c_box, v,
-                "has no events to drive (the fixed counter counts UCLK cycles by itself)");
-        std::string boxes = "ubox, r2pcie";
-        for (unsigned q = 0; q < ctx.qpi_ports; ++q) boxes += ", qpi" + std::to_string(q);
-        bad(c_box, v, "is not a box of this machine (" + boxes + ")");
+        std::string name(v);
+        for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        const std::string why = not_driven_reason(name, ctx.cpu);
+        if (!why.empty()) bad(c_box, v, why);
+        bad(c_box, v, "is not a box of this machine (" + box_list(ctx) + ")");
     }
 
     // The whole lookup of an event row's event and sub-event, with every

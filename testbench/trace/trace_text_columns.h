@@ -11,6 +11,7 @@
 #include "catalog/catalog.h"
 #include "desc/qpi_packet.h"
 #include "trace/trace_lex.h"
+#include "trace/trace_boxes.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_swar.h"
 
@@ -140,22 +141,21 @@ inline const char* prefix_of(box_kind k) {
         case box_kind::ubox: return "UNC_U_";
         case box_kind::r2pcie: return "UNC_R2_";
         case box_kind::qpi: return "UNC_Q_";
-        default: return "";
+        case box_kind::uncore: return "UNC_";
+        case box_kind::ubox_fixed:
+        case box_kind::uncore_fixed: return "";
     }
+    return "";
 }
 
-// "ubox", "r2pcie", "qpi0", "qpi1", "qpi2" (unit < 3 for QPI).
-inline const box_name& box_name_of(box_kind k, unsigned unit) {
-    static const std::array<box_name, 5> names = [] {
-        std::array<box_name, 5> a;
-        a[0] = "ubox";
-        a[1] = "r2pcie";
-        a[2] = "qpi0";
-        a[3] = "qpi1";
-        a[4] = "qpi2";
+// The name of the trace box with that code ("ubox", "qpi1", "uncore").
+inline const box_name& box_name_of(unsigned code) {
+    static const std::array<box_name, trace_box_count> names = [] {
+        std::array<box_name, trace_box_count> a;
+        for (unsigned c = 0; c < trace_box_count; ++c) a[c] = trace_boxes[c].name;
         return a;
     }();
-    return names[k == box_kind::ubox ? 0 : k == box_kind::r2pcie ? 1 : 2 + unit];
+    return names[code];
 }
 
 // ---------------------------------------------------------------------------
@@ -179,9 +179,16 @@ inline constexpr uint64_t dir_keys[] = {swar::name_key("rx"), swar::name_key("tx
 inline constexpr uint8_t dir_values[] = {0, 1};
 inline constexpr uint64_t ring_keys[] = {swar::name_key("ak"), swar::name_key("ad")};
 inline constexpr uint8_t ring_values[] = {0, 1};
-inline constexpr uint64_t box_keys[] = {swar::name_key("ubox"), swar::name_key("r2pcie"),
-                                        swar::name_key("qpi0"), swar::name_key("qpi1"),
-                                        swar::name_key("qpi2")};
-inline constexpr uint8_t box_values[] = {0, 1, 2, 3, 4};  // qpiN: 2 + N
+// (By trace box code: the value is the code.)
+inline constexpr auto box_keys = [] {
+    std::array<uint64_t, trace_box_count> k{};
+    for (unsigned c = 0; c < trace_box_count; ++c) k[c] = swar::name_key(trace_boxes[c].name);
+    return k;
+}();
+inline constexpr auto box_values = [] {
+    std::array<uint8_t, trace_box_count> v{};
+    for (unsigned c = 0; c < trace_box_count; ++c) v[c] = static_cast<uint8_t>(c);
+    return v;
+}();
 
 }  // namespace pmonsim::trace::text

@@ -17,6 +17,13 @@ __attribute__((always_inline)) inline unsigned named_value(uint64_t k, const uin
     for (std::size_t i = 0; i < N; ++i) r = k == keys[i] ? values[i] : r;
     return r;
 }
+template <std::size_t N>
+__attribute__((always_inline)) inline unsigned named_value(uint64_t k, const std::array<uint64_t, N>& keys,
+                                                           const std::array<uint8_t, N>& values) {
+    unsigned r = ~0u;
+    for (std::size_t i = 0; i < N; ++i) r = k == keys[i] ? values[i] : r;
+    return r;
+}
 
 }  // namespace
 
@@ -171,20 +178,19 @@ bool fast_rows::event(std::string_view line, bool ordered, time_ps after, event_
     std::string_view cell, um, ext_v;
     if (!text(c_event, cell) || !text(c_umask, um) || !text(c_ext, ext_v)) return false;
     const unsigned b = named_value(key(c_box), box_keys, box_values);
-    if (b == none_named) return false;
-    const box_kind kind = b == 0 ? box_kind::ubox : b == 1 ? box_kind::r2pcie : box_kind::qpi;
-    const unsigned unit = b >= 2 ? b - 2 : 0;
-    if (kind == box_kind::qpi && unit >= ctx_.qpi_ports) return false;
+    if (b == none_named || !box_on_[b]) return false;
+    const box_kind kind = trace_boxes[b].kind;
+    const unsigned unit = trace_boxes[b].unit;
     // A missing count is `none`, above every max_inc.
     const resolved_event* res = cache_.find(kind, ext_v, cell, um);
     if (!res || count > res->def->max_inc) return false;
-    if (!time(kind == box_kind::qpi ? qclk_ : uclk_, ordered, after, r.time, r.cycle) ||
+    if (!time(qclk_box_[b] ? qclk_ : uclk_, ordered, after, r.time, r.cycle) ||
         r.cycle > std::numeric_limits<uint64_t>::max() - repeat)
         return false;
     r.socket = static_cast<unsigned>(socket);
     r.kind = kind;
     r.unit = unit;
-    r.box = box_name_of(kind, unit);
+    r.box = box_name_of(b);
     r.event = res->event;
     r.input = res->input;
     r.count = static_cast<uint32_t>(count);

@@ -29,7 +29,7 @@ public:
         const bool frozen = box_frozen() || global_freeze;
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             ref_counter& c = ctr_[i];
-            const bool en = (c.ctl >> 22) & 1;
+            const bool en = en_bit(c.ctl) && ((gate >> i) & 1u);
             if (!en || frozen) continue;  // edge state holds
             uint32_t inc;
             if (!selected_increment(i, inputs, cto_matches, inc)) continue;
@@ -50,8 +50,8 @@ public:
                 if (c.value == (1ull << spec_.width)) {
                     c.value = 0;
                     c.wraps += 1;
-                    const bool ov_en = spec_.has_ov_en && ((c.ctl >> 20) & 1);
-                    if (spec_.has_box_status && (ov_en || !spec_.has_ov_en)) status |= 1u << i;
+                    const bool ov_en = spec_.has_ov_en && ov_en_bit(c.ctl);
+                    if (spec_.has_box_status && (ov_en || spec_.status_on_any_carry)) status |= 1u << i;
                     if (ov_en && armed && spec_.global_bit >= 0) message = true;
                 }
             }
@@ -61,7 +61,9 @@ public:
 
     void write_ctl(unsigned i, uint32_t value) {
         ref_counter& c = ctr_[i];
-        if (((value >> 17) & 1) && !spec_.fixed) c.value = 0;  // the fixed CTL has no rst
+        // Bit 17 clears the counter, except in a fixed CTL and on Nehalem
+        // (OCC_CTR_RST there).
+        if (((value >> 17) & 1) && !spec_.fixed && spec_.kind != box_kind::uncore) c.value = 0;
         c.ctl = value & ctl_storable();
         c.prev = false;
     }
@@ -81,8 +83,17 @@ public:
     uint32_t status = 0;
     bool global_freeze = false;
     bool armed = true;
+    uint32_t gate = ~0u;  // Nehalem's EN_PCn / EN_FC0
 
 private:
+    // Enable and overflow-message bits: 22 and 20, but 0 (EN) and 2 (PMI) in
+    // Nehalem's MSR_UNCORE_FIXED_CTR_CTRL (SDM Vol. 3B Figure 18-39).
+    bool en_bit(uint32_t ctl) const {
+        return spec_.kind == box_kind::uncore_fixed ? (ctl & 1u) : ((ctl >> 22) & 1u);
+    }
+    bool ov_en_bit(uint32_t ctl) const {
+        return spec_.kind == box_kind::uncore_fixed ? ((ctl >> 2) & 1u) : ((ctl >> 20) & 1u);
+    }
     bool box_frozen() const {
         if (!spec_.has_box_ctl) return false;
         const bool frz = (box_ctl >> 8) & 1, frz_en = (box_ctl >> 16) & 1;

@@ -43,9 +43,9 @@ uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, b
         if (pct(rng) < 35) v |= 1u << 18;                       // edge
         if (pct(rng) < 30) v |= 1u << 23;                       // invert (reserved on IVB)
     }
-    if (pct(rng) < 90) v |= 1u << 22;                           // en
-    if (messages && pct(rng) < 50) v |= 1u << 20;               // ov_en (reserved on SNB)
-    if (pct(rng) < 10) v |= 1u << 17;                           // rst pulse
+    if (pct(rng) < 90) v |= s.en.put(1);                        // en
+    if (messages && pct(rng) < 50) v |= s.ov_en.put(1);         // ov_en (reserved on SNB)
+    if (pct(rng) < 10) v |= 1u << 17;                           // rst pulse (Nehalem: OCC_CTR_RST)
     (void)counter;
     return v;
 }
@@ -160,8 +160,11 @@ void run_differential(const scenario sc, bool messages) {
                         break;
                     case 3:
                         if (spec.has_box_status) {
-                            uint32_t v = static_cast<uint32_t>(rng() % 16);
-                            write(reg(spec, reg_role::box_status), v, c);
+                            uint32_t v = static_cast<uint32_t>(rng() % 256);
+                            if (spec.table.find("MSR_UNCORE_PMC0") || spec.table.find("MSR_UNCORE_FIXED_CTR0"))
+                                fast.clear_status(v, c * 1000);  // (Nehalem: through GLOBAL_OVF_CTRL)
+                            else
+                                write(reg(spec, reg_role::box_status), v, c);
                             ref.clear_status(v & ((1u << spec.counters) - 1));
                         }
                         break;
@@ -182,6 +185,14 @@ void run_differential(const scenario sc, bool messages) {
                             write(reg(spec, reg_role::pkt_match1), match >> 32, c);
                             write(reg(spec, reg_role::pkt_mask0), mask & 0xFFFFFFFF, c);
                             write(reg(spec, reg_role::pkt_mask1), mask >> 32, c);
+                        }
+                        break;
+                    case 6:
+                        if (spec.kind == box_kind::uncore || spec.kind == box_kind::uncore_fixed) {
+                            // Nehalem's global enables: EN_PCn / EN_FC0
+                            const uint32_t g = static_cast<uint32_t>(rng() % 4 ? rng() : 0xFF);
+                            fast.set_counter_gate(g, c * 1000);
+                            ref.gate = g;
                         }
                         break;
                     default:
@@ -212,10 +223,13 @@ INSTANTIATE_TEST_SUITE_P(
                       scenario{box_kind::ubox_fixed, cpu_model::snb_ep},
                       scenario{box_kind::ubox_fixed, cpu_model::ivb_ep},
                       scenario{box_kind::r2pcie, cpu_model::snb_ep}, scenario{box_kind::r2pcie, cpu_model::ivb_ep},
-                      scenario{box_kind::qpi, cpu_model::snb_ep}, scenario{box_kind::qpi, cpu_model::ivb_ep}),
+                      scenario{box_kind::qpi, cpu_model::snb_ep}, scenario{box_kind::qpi, cpu_model::ivb_ep},
+                      scenario{box_kind::uncore, cpu_model::nhm_ep}, scenario{box_kind::uncore, cpu_model::wsm_ep},
+                      scenario{box_kind::uncore_fixed, cpu_model::nhm_ep},
+                      scenario{box_kind::uncore_fixed, cpu_model::wsm_ep}),
     [](const ::testing::TestParamInfo<scenario>& p) {
-        return std::string(to_string(p.param.kind)) + "_" +
-               (p.param.cpu == cpu_model::snb_ep ? "snb" : "ivb");
+        std::string cpu = to_string(p.param.cpu);
+        return std::string(to_string(p.param.kind)) + "_" + cpu.substr(0, cpu.find('-'));
     });
 
 }  // namespace

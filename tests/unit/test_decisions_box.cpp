@@ -79,6 +79,11 @@ public:
             case box_kind::r2pcie: return "R2_PCI_PMON_" + short_name;
             case box_kind::qpi:  // PMON and filter registers share the prefix
                 return "Q_P" + box.spec().name.substr(3) + "_PCI_PMON_" + short_name;  // "qpi1" -> "1"
+            case box_kind::uncore:  // "CTL3" -> PERFEVTSEL3, "CTR3" -> PMC3
+                return (short_name.compare(0, 3, "CTL") == 0 ? "MSR_UNCORE_PERFEVTSEL" : "MSR_UNCORE_PMC") +
+                       short_name.substr(3);
+            case box_kind::uncore_fixed:
+                return short_name == "CTL" ? "MSR_UNCORE_FIXED_CTR_CTRL" : "MSR_UNCORE_FIXED_CTR0";
         }
         return short_name;
     }

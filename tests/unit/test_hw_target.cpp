@@ -569,7 +569,8 @@ TEST(HwTargetCpuModel, SnbEpAndIvbEp) {
 
 const std::string supported =
     "pmonsim supports GenuineIntel family 6 model 0x2D (45: Xeon E5-2600 (Sandy Bridge-EP), snb-ep), family 6 "
-    "model 0x3E (62: Xeon E5-2600 v2 (Ivy Bridge-EP), ivb-ep)";
+    "model 0x3E (62: Xeon E5-2600 v2 (Ivy Bridge-EP), ivb-ep), family 6 model 0x1A (26: Xeon 5500 (Nehalem-EP), "
+    "nhm-ep), family 6 model 0x2C (44: Xeon 5600 (Westmere-EP), wsm-ep)";
 
 TEST(HwTargetCpuModel, UnsupportedCpusAreNamed) {
     fake_tree skx, amd, p4;

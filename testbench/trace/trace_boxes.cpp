@@ -1,0 +1,61 @@
+#include "trace/trace_boxes.h"
+
+#include <algorithm>
+
+namespace pmonsim::trace {
+
+int trace_box_code(box_kind kind, unsigned unit) {
+    for (unsigned c = 0; c < trace_box_count; ++c)
+        if (trace_boxes[c].kind == kind && trace_boxes[c].unit == unit) return static_cast<int>(c);
+    return -1;
+}
+
+std::array<bool, trace_box_count> boxes_on(const trace_context& ctx) {
+    std::array<bool, trace_box_count> on{};
+    const cpu_desc& cpu = describe(ctx.cpu);
+    for (unsigned c = 0; c < trace_box_count; ++c) {
+        const trace_box& b = trace_boxes[c];
+        const box_desc* d = cpu.box(b.kind);
+        if (!d || !d->events) continue;
+        const unsigned units = b.kind == box_kind::qpi ? std::min(ctx.qpi_ports, d->units) : d->units;
+        on[c] = b.unit < units;
+    }
+    return on;
+}
+
+std::string box_list(const trace_context& ctx) {
+    const auto on = boxes_on(ctx);
+    std::string s;
+    for (unsigned c = 0; c < trace_box_count; ++c)
+        if (on[c]) s += (s.empty() ? "" : ", ") + std::string(trace_boxes[c].name);
+    return s;
+}
+
+bool counts_in_qclk(box_kind kind, cpu_model cpu) {
+    const box_desc* d = describe(cpu).box(kind);
+    if (!d) return false;
+    switch (d->clock) {
+        case box_clock::uclk: return false;
+        case box_clock::qclk: return true;
+    }
+    return false;
+}
+
+std::array<const event_catalog*, box_kind_count> catalogs_of(cpu_model cpu) {
+    std::array<const event_catalog*, box_kind_count> c{};
+    for (const box_desc& d : describe(cpu).boxes)
+        if (d.events) c[static_cast<unsigned>(d.kind)] = &catalog_for(d.kind, cpu);
+    return c;
+}
+
+std::string not_driven_reason(const std::string& name, cpu_model cpu) {
+    for (const box_desc& d : describe(cpu).boxes)
+        if (!d.events && name == to_string(d.kind))
+            switch (d.clock) {
+                case box_clock::uclk: return "has no events to drive (the fixed counter counts UCLK cycles by itself)";
+                case box_clock::qclk: return "has no events to drive (the fixed counter counts QCLK cycles by itself)";
+            }
+    return {};
+}
+
+}  // namespace pmonsim::trace

@@ -1,0 +1,41 @@
+// The boxes an event row can drive, each with a fixed code: the box byte of
+// the binary format and the value the text fast path finds a name as. Codes
+// are never reused, so a binary trace keeps its meaning. Which of them a
+// machine has comes from its CPU's descriptor (and, for QPI ports, from how
+// many the machine was given).
+#pragma once
+#include <array>
+#include <string>
+
+#include "trace/trace_reader.h"
+
+namespace pmonsim::trace {
+
+struct trace_box {
+    const char* name;
+    box_kind kind;
+    unsigned unit;
+};
+inline constexpr trace_box trace_boxes[] = {
+    {"ubox", box_kind::ubox, 0}, {"r2pcie", box_kind::r2pcie, 0}, {"qpi0", box_kind::qpi, 0},
+    {"qpi1", box_kind::qpi, 1},  {"qpi2", box_kind::qpi, 2},      {"uncore", box_kind::uncore, 0},
+};
+inline constexpr unsigned trace_box_count = sizeof trace_boxes / sizeof trace_boxes[0];
+
+// The code of (kind, unit); -1 for a box no event row drives (the fixed
+// counters count their clock by themselves).
+int trace_box_code(box_kind kind, unsigned unit);
+
+// By code: whether the machine has the box and rows may name it.
+std::array<bool, trace_box_count> boxes_on(const trace_context& ctx);
+// "ubox, r2pcie, qpi0, qpi1": the boxes rows may name, for messages.
+std::string box_list(const trace_context& ctx);
+// Whether the box's rows count in QCLK cycles (else UCLK).
+bool counts_in_qclk(box_kind kind, cpu_model cpu);
+// The catalogs of the CPU's boxes, by box_kind (null for a box it lacks or
+// one without events).
+std::array<const event_catalog*, box_kind_count> catalogs_of(cpu_model cpu);
+// Why a name that is a box but drives no events is refused; empty if none.
+std::string not_driven_reason(const std::string& lower_name, cpu_model cpu);
+
+}  // namespace pmonsim::trace
