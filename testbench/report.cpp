@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,8 @@ struct counter_row {
 struct socket_summary {
     unsigned socket, bus;
     bool global_freeze;
-    uint32_t global_status, global_ctl;
+    uint64_t global_status, global_ctl;
+    global_control mode;
     uint64_t pmi[32];
     std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> boxes;  // name, (box_ctl, status)
 };
@@ -46,6 +48,7 @@ struct socket_summary {
 struct gathered {
     time_ps now;
     uint64_t uclk_cycles, qclk_cycles;
+    bool has_qclk;  // whether any box counts QCLK cycles
     std::vector<counter_row> rows;
     std::vector<socket_summary> sockets;
 };
@@ -55,17 +58,26 @@ gathered gather(uncore_system& sys) {
     g.now = now_ps();
     g.uclk_cycles = clock_domain(sys.config().uclk_hz()).cycles_before(g.now);
     g.qclk_cycles = clock_domain(sys.config().qclk_hz()).cycles_before(g.now);
+    const cpu_desc& cpu = describe(sys.config().cpu);
+    g.has_qclk = false;
+    for (const box_desc& b : cpu.boxes)
+        switch (b.clock) {
+            case box_clock::uclk: break;
+            case box_clock::qclk: g.has_qclk = true; break;
+        }
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         uncore_socket& sock = sys.socket(s);
         socket_summary sum{s, sys.config().bus_of(s), sock.global().frozen(), sock.global().status(),
-                           sock.global().ctl(), {}, {}};
+                           sock.global().ctl(), cpu.global, {}, {}};
         for (unsigned c = 0; c < 32; ++c) sum.pmi[c] = sock.global().pmi_count(c);
         for (box_module* b : sock.boxes()) {
             b->sync();
             const box_core& c = b->core();
             sum.boxes.push_back({c.spec().name, {c.box_ctl(), c.box_status()}});
             for (unsigned i = 0; i < c.spec().counters; ++i) {
-                const bool en = (c.counter_ctl(i) >> 22) & 1;
+                // (Disabled: its own enable is clear, or a global enable of
+                // its counter is, Nehalem's EN_PCn.)
+                const bool en = c.spec().en.test(c.counter_ctl(i)) && ((c.counter_gate() >> i) & 1u);
                 const char* state = !en ? "disabled" : c.frozen() ? "frozen"
                                     : c.counter_counts(i) ? "counting" : "idle";
                 g.rows.push_back({s, c.spec().name, i, c.counter_ctl(i), c.event_name(i), c.counter_value(i),
@@ -79,28 +91,43 @@ gathered gather(uncore_system& sys) {
 
 void print_table(std::ostream& os, const gathered& g, const diagnostic_sink& diags) {
     char line[256];
-    std::snprintf(line, sizeof line, "%-6s %-10s %-3s %-10s %-34s %16s %9s %s\n", "socket", "box", "ctr",
+    int box_w = 10;  // (wider for longer box names: "uncore_fixed")
+    for (const counter_row& r : g.rows) box_w = std::max(box_w, static_cast<int>(r.box.size()));
+    std::snprintf(line, sizeof line, "%-6s %-*s %-3s %-10s %-34s %16s %9s %s\n", "socket", box_w, "box", "ctr",
                   "control", "event", "value", "overflows", "state");
     os << line;
     for (const counter_row& r : g.rows) {
-        std::snprintf(line, sizeof line, "%-6u %-10s %-3u 0x%08x %-34s %16llu %9llu %s\n", r.socket,
+        std::snprintf(line, sizeof line, "%-6u %-*s %-3u 0x%08x %-34s %16llu %9llu %s\n", r.socket, box_w,
                       r.box.c_str(), r.counter, r.control, r.event.c_str(),
                       static_cast<unsigned long long>(r.value), static_cast<unsigned long long>(r.overflows),
                       r.state.c_str());
         os << line;
     }
     for (const socket_summary& s : g.sockets) {
-        std::snprintf(line, sizeof line, "socket %u (bus 0x%02x): global freeze %s, GLOBAL_STATUS 0x%08x", s.socket,
-                      s.bus, s.global_freeze ? "asserted" : "released", s.global_status);
+        switch (s.mode) {
+            case global_control::none:
+            case global_control::ubox_freeze:
+                std::snprintf(line, sizeof line, "socket %u (bus 0x%02x): global freeze %s, GLOBAL_STATUS 0x%08llx",
+                              s.socket, s.bus, s.global_freeze ? "asserted" : "released",
+                              static_cast<unsigned long long>(s.global_status));
+                break;
+            case global_control::uncore_global_ctrl:  // (no uncore PCI bus, no freeze state)
+                std::snprintf(line, sizeof line, "socket %u: GLOBAL_CTRL 0x%08llx, GLOBAL_STATUS 0x%08llx", s.socket,
+                              static_cast<unsigned long long>(s.global_ctl),
+                              static_cast<unsigned long long>(s.global_status));
+                break;
+        }
         os << line;
         std::string pmis;
         for (unsigned c = 0; c < 32; ++c)
             if (s.pmi[c]) pmis += " core" + std::to_string(c) + "=" + std::to_string(s.pmi[c]);
         os << ", PMIs:" << (pmis.empty() ? " none" : pmis) << "\n";
     }
-    std::snprintf(line, sizeof line, "time %.3f ns: %llu UCLK cycles, %llu QCLK cycles\n", g.now / 1000.0,
-                  static_cast<unsigned long long>(g.uclk_cycles), static_cast<unsigned long long>(g.qclk_cycles));
+    std::snprintf(line, sizeof line, "time %.3f ns: %llu UCLK cycles", g.now / 1000.0,
+                  static_cast<unsigned long long>(g.uclk_cycles));
     os << line;
+    if (g.has_qclk) os << ", " << g.qclk_cycles << " QCLK cycles";
+    os << "\n";
     os << diags.records().size() << " diagnostic(s)\n";
     for (const auto& r : diags.records()) os << "  " << format_diagnostic(r) << "\n";
 }

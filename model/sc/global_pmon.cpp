@@ -23,6 +23,17 @@ global_pmon::global_pmon(sc_core::sc_module_name name, global_control mode, std:
     dont_initialize();
 }
 
+void global_pmon::attach(std::vector<box_module*> boxes) {
+    boxes_ = std::move(boxes);
+    switch (mode_) {
+        case global_control::none:
+        case global_control::ubox_freeze: break;
+        case global_control::uncore_global_ctrl:  // GLOBAL_CTRL resets to 0: nothing may count
+            for (box_module* b : boxes_) b->core().set_counter_gate(0, 0);
+            break;
+    }
+}
+
 void global_pmon::diag(const register_def& r, uint64_t value, const std::string& why) {
     if (!diags_) return;
     const time_ps t = now_ps();
@@ -189,6 +200,7 @@ uint64_t global_pmon::read(const register_def& r) {
         case reg_role::global_ctl: return ctl_;
         case reg_role::global_status: return status();
         case reg_role::global_config: return config_;
+        case reg_role::addr_match: return addr_match_;
         default: return 0;  // GLOBAL_OVF_CTRL reads 0
     }
 }
@@ -245,6 +257,9 @@ void global_pmon::write(const register_def& r, uint64_t value, uint64_t mask) {
             break;
         case reg_role::global_config:
             config_ = merge_write(r, config_, value, mask);
+            break;
+        case reg_role::addr_match:
+            addr_match_ = merge_write(r, addr_match_, value, mask);
             break;
         default:
             break;

@@ -39,7 +39,7 @@ public:
                 diagnostic_sink* diags, unsigned socket);
     // The boxes, in the order of `bits` (uncore_global_ctrl reads and
     // gates them).
-    void attach(std::vector<box_module*> boxes) { boxes_ = std::move(boxes); }
+    void attach(std::vector<box_module*> boxes);
 
     // An overflow message from box b, at the current time. Returns whether
     // the sender stops itself from the next cycle (the freeze's first step).
@@ -76,6 +76,7 @@ private:
     unsigned socket_;
 
     uint64_t ctl_ = 0, status_ = 0, config_ = 0;
+    uint64_t addr_match_ = 0;  // Nehalem's MSR_UNCORE_ADDR_OPCODE_MATCH (stored)
     uint64_t own_sets_ = 0, sets_at_clear_ = 0;  // status bits set (CHG)
     bool freeze_ = false;
     unsigned epoch_ = 0;

@@ -157,7 +157,7 @@ void vcd_recorder::add_box(const std::string& p, const std::string& group, box_m
         put(q + "value", spec.width, [c, i] { return c->counter_value(i); });
         put(q + "inc", 8, [c, i] { return sat8(c->counter_increment(i)); });
         put(q + "compare", 1, [c, i] { return uint64_t{c->counter_compare(i)}; });
-        put(q + "en", 1, [c, i] { return uint64_t{ctl_bits::en.test(c->counter_ctl(i))}; });
+        put(q + "en", 1, [c, i] { return uint64_t{c->spec().en.test(c->counter_ctl(i)) && ((c->counter_gate() >> i) & 1u)}; });
         put(q + "counting", 1, [c, i] { return uint64_t{c->counter_counts(i)}; });
         // A pulse in the cycle after a carry, when `value` shows the wrapped count.
         put(q + "overflow", 1, [c, i, first = true, last = uint64_t{0}]() mutable {
