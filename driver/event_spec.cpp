@@ -73,6 +73,45 @@ std::string box_label(box_kind kind, unsigned unit) {
 
 unsigned max_qpi_ports(cpu_model cpu) { return describe(cpu).units(box_kind::qpi); }
 
+// The boxes of a CPU as events name them: "ubox, ubox_fixed, r2pcie, qpi0, qpi1".
+std::string box_names(cpu_model cpu) {
+    std::string s;
+    for (const box_desc& b : describe(cpu).boxes)
+        for (unsigned u = 0; u < b.units; ++u) s += (s.empty() ? "" : ", ") + box_label(b.kind, u);
+    return s;
+}
+
+// Linux's PMUs for the CPU's boxes: "uncore_ubox, uncore_r2pcie, uncore_qpi_0..1".
+std::string pmu_names(cpu_model cpu, unsigned qpi_ports) {
+    std::string s;
+    auto add = [&](const std::string& n) { s += (s.empty() ? "" : ", ") + n; };
+    for (const box_desc& b : describe(cpu).boxes) switch (b.kind) {
+            case box_kind::ubox: add("uncore_ubox"); break;
+            case box_kind::r2pcie: add("uncore_r2pcie"); break;
+            case box_kind::qpi:
+                if (const unsigned ports = std::min(qpi_ports, b.units))
+                    add("uncore_qpi_0.." + std::to_string(ports - 1));
+                break;
+            case box_kind::uncore: add("uncore"); break;
+            case box_kind::ubox_fixed:
+            case box_kind::uncore_fixed: break;  // (the same PMU as the general counters)
+        }
+    return s;
+}
+
+// The fixed counter that counts a box's clock (ubox/UCLK is ubox_fixed).
+std::optional<box_kind> fixed_of(box_kind kind) {
+    switch (kind) {
+        case box_kind::ubox:
+        case box_kind::ubox_fixed: return box_kind::ubox_fixed;
+        case box_kind::uncore:
+        case box_kind::uncore_fixed: return box_kind::uncore_fixed;
+        case box_kind::r2pcie:
+        case box_kind::qpi: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 const char* name_prefix(box_kind kind) {
     switch (kind) {
         case box_kind::ubox:
@@ -115,6 +154,8 @@ struct draft {
 };
 
 void set_box(draft& d, box_kind kind, unsigned unit, unsigned qpi_ports) {
+    if (!describe(d.cpu).box(kind))
+        d.fail(box_label(kind, unit) + " does not exist on " + to_string(d.cpu) + " (" + box_names(d.cpu) + ")");
     if (kind == box_kind::qpi) {
         const std::string name = box_label(kind, unit);
         if (unit >= max_qpi_ports(d.cpu))
@@ -231,7 +272,7 @@ bool apply_common(draft& d, const std::string& key, const std::optional<std::str
         if (!value) d.fail(term + " needs a value (" + key + "=N)");
         return parse_number(d, term, *value);
     };
-    if (key == "thresh") {
+    if (key == "thresh" || key == "cmask") {  // (cmask: the Nehalem uncore's name)
         set_thresh(d, term, need_value());
     } else if (key == "edge") {
         d.edge = parse_flag(d, term, value);
@@ -394,11 +435,12 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
     if (box == "ubox") set_box(d, box_kind::ubox, 0, qpi_ports);
     else if (box == "ubox_fixed") set_box(d, box_kind::ubox_fixed, 0, qpi_ports);
     else if (box == "r2pcie") set_box(d, box_kind::r2pcie, 0, qpi_ports);
+    else if (box == "uncore") set_box(d, box_kind::uncore, 0, qpi_ports);
+    else if (box == "uncore_fixed") set_box(d, box_kind::uncore_fixed, 0, qpi_ports);
     else if (box.size() == 4 && box.compare(0, 3, "qpi") == 0 && box[3] >= '0' && box[3] <= '9')
         set_box(d, box_kind::qpi, static_cast<unsigned>(box[3] - '0'), qpi_ports);
     else
-        d.fail("unknown box '" + body.substr(0, slash) +
-               "' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2)");
+        d.fail("unknown box '" + body.substr(0, slash) + "' (" + box_names(d.cpu) + ")");
     if (rest.empty()) d.fail("no event after '" + body.substr(0, slash + 1) + "'");
     if (rest.find('/') != std::string::npos) d.fail("unexpected '/' in '" + rest + "'");
 
@@ -419,13 +461,14 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
         comma == std::string::npos ? std::vector<term>{} : split_terms(d, mods, "modifier");
 
     // The UCLK fixed counter: no event select, so only socket= applies.
-    if (d.kind == box_kind::ubox_fixed ||
-        (d.kind == box_kind::ubox && (iequal(name, "UCLK") || iequal(name, "CLOCKTICKS")))) {
+    const std::optional<box_kind> fixed = fixed_of(d.kind);
+    if (fixed && (d.kind == *fixed || iequal(name, "UCLK") || iequal(name, "CLOCKTICKS"))) {
         if (!iequal(name, "UCLK") && !iequal(name, "CLOCKTICKS"))
-            d.fail("ubox_fixed counts UCLK cycles only: its one event is UCLK, not '" + name + "'");
+            d.fail(std::string(to_string(*fixed)) + " counts UCLK cycles only: its one event is UCLK, not '" +
+                   name + "'");
         if (!sub.empty() || !preset.empty())
             d.fail("the UCLK fixed counter has no sub-events or filter");
-        set_box(d, box_kind::ubox_fixed, 0, qpi_ports);
+        set_box(d, *fixed, 0, qpi_ports);
         d.fixed = true;
         for (const term& t : terms) {
             if (t.key != "socket")
@@ -525,15 +568,12 @@ event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
 
     if (pmu == "uncore_ubox") set_box(d, box_kind::ubox, 0, qpi_ports);
     else if (pmu == "uncore_r2pcie") set_box(d, box_kind::r2pcie, 0, qpi_ports);
+    else if (pmu == "uncore") set_box(d, box_kind::uncore, 0, qpi_ports);  // Nehalem/Westmere
     else if (pmu.size() == 12 && pmu.compare(0, 11, "uncore_qpi_") == 0 && pmu[11] >= '0' &&
              pmu[11] <= '9')
         set_box(d, box_kind::qpi, static_cast<unsigned>(pmu[11] - '0'), qpi_ports);
     else
-    {
-        const unsigned ports = std::min(qpi_ports, max_qpi_ports(d.cpu));
-        d.fail("unknown PMU '" + pmu + "' (uncore_ubox, uncore_r2pcie" +
-               (ports ? ", uncore_qpi_0.." + std::to_string(ports - 1) : std::string()) + ")");
-    }
+        d.fail("unknown PMU '" + pmu + "' (" + pmu_names(d.cpu, qpi_ports) + ")");
     if (trim(body).empty()) d.fail("no terms between the slashes");
 
     // Linux's format: event is config:0-7 (QPI: config:0-7,21), umask config:8-15.
@@ -583,10 +623,11 @@ event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
     char ev_text[16];
     std::snprintf(ev_text, sizeof ev_text, qpi ? "0x%03x" : "0x%02x", event_value);
 
-    // Linux: uncore_ubox/event=0xff/ is the UCLK fixed counter.
-    if (d.kind == box_kind::ubox && d.code == 0xFF) {
+    // Linux: uncore_ubox/event=0xff/ (and uncore/event=0xff/ on Nehalem) is
+    // the UCLK fixed counter.
+    if (fixed_of(d.kind) && d.code == 0xFF) {
         if (d.umask) d.fail("event=0xff is the UCLK fixed counter, which has no umask");
-        set_box(d, box_kind::ubox_fixed, 0, qpi_ports);
+        set_box(d, *fixed_of(d.kind), 0, qpi_ports);
         d.fixed = true;
         return finish(d);
     }
@@ -617,7 +658,11 @@ event_spec parse_event(const std::string& text, cpu_model cpu, unsigned qpi_port
     draft d(text, cpu);
     const std::string t = trim(text);
     if (t.empty()) throw event_error("empty event specification");
-    if (istarts(t, "uncore_")) return parse_perf(d, t, qpi_ports);
+    // (Nehalem's PMU is "uncore", like the catalog box: uncore/event=..,umask=../
+    // is perf's syntax, uncore/QMC_WRITES.FULL_ANY a catalog name.)
+    const std::string head = lower(t.substr(0, t.find('/')));
+    if ((istarts(t, "uncore_") && head != "uncore_fixed") || (head == "uncore" && t.back() == '/'))
+        return parse_perf(d, t, qpi_ports);
     return parse_catalog_name(d, t, qpi_ports);
 }
 

@@ -84,16 +84,39 @@ pci_address pmon_session::pci_of(unsigned socket, box_kind kind, unsigned unit) 
     return qpi_address(s, unit, qpi_function::pmon);
 }
 
-// BOX_CTL of a PCI box: frz, with frz_en where frz only acts with it
-// (SNB-EP), and the bits software must write as 1 (IVB-EP 17:16).
+// Stops or restarts a box's counters:
+// - a PCI box by its BOX_CTL: frz, with frz_en where frz only acts with it
+//   (SNB-EP), and the bits software must write as 1 (IVB-EP 17:16); reset
+//   clears its controls and counters;
+// - a Nehalem/Westmere box by the global enables (EN_PCn, EN_FC0) of the
+//   counters the session placed on it, read-modify-write so that other
+//   enables and the PMI settings stay; reset is program()'s business;
+// - the UBox has neither: start() writes its events (see program()).
 void pmon_session::box_freeze(unsigned socket, box_kind kind, unsigned unit, bool frozen, bool reset) {
     const box_spec& spec = spec_for(kind, topo_.cpu);
-    if (!spec.has_box_ctl) return;
-    namespace b = box_ctl_bits;
-    const register_def& r = reg(spec.table, reg_role::box_ctl);
-    const uint64_t base = r.mask_of(attr::rv_w1) | (spec.freeze_needs_frz_en ? b::frz_en.mask() : 0);
-    const uint64_t v = base | (frozen ? b::frz.mask() : 0) | (reset ? b::rst_ctrl.mask() | b::rst_ctrs.mask() : 0);
-    pci_write(pci_of(socket, kind, unit), r.offset, static_cast<uint32_t>(v));
+    switch (describe(topo_.cpu).global) {
+        case global_control::none:
+        case global_control::ubox_freeze: {
+            if (!spec.has_box_ctl) return;
+            namespace b = box_ctl_bits;
+            const register_def& r = reg(spec.table, reg_role::box_ctl);
+            const uint64_t base = r.mask_of(attr::rv_w1) | (spec.freeze_needs_frz_en ? b::frz_en.mask() : 0);
+            const uint64_t v =
+                base | (frozen ? b::frz.mask() : 0) | (reset ? b::rst_ctrl.mask() | b::rst_ctrs.mask() : 0);
+            pci_write(pci_of(socket, kind, unit), r.offset, static_cast<uint32_t>(v));
+            return;
+        }
+        case global_control::uncore_global_ctrl: {
+            uint64_t mine = 0;
+            for (const placed& p : placed_)
+                if (p.a.socket == socket && p.a.kind == kind)
+                    mine |= spec.fixed ? nhm_bits::en_fc0.mask() : nhm_bits::en_pc.put(1ull << p.a.counter);
+            const uint32_t ctl = reg(socket_msr_table(topo_.cpu), reg_role::global_ctl).offset;
+            const uint64_t v = msr_read(socket, ctl);
+            msr_write(socket, ctl, frozen ? v & ~mine : v | mine);
+            return;
+        }
+    }
 }
 
 void pmon_session::program() {
@@ -110,14 +133,20 @@ void pmon_session::program() {
     for (const placed& p : placed_) {
         const event_spec& e = events_[p.a.event];
         const unsigned s = p.a.socket;
-        const register_table& t = table_of(topo_.cpu, e.kind);
-        if (e.kind == box_kind::ubox_fixed) {
+        const box_spec& spec = spec_for(e.kind, topo_.cpu);
+        const register_table& t = spec.table;
+        if (spec.table.msr_space && spec.fixed) {
             msr_write(s, reg(t, reg_role::fixed_ctl).offset, 0);
             msr_write(s, reg(t, reg_role::fixed_ctr).offset, 0);
-        } else if (e.kind == box_kind::ubox) {
-            // No box control: enabled with ev_sel 0 ("enabled but no event")
-            // until start() writes the event (327043-001 §2.1, UBox note).
+        } else if (spec.table.msr_space && spec.ev_sel0_is_idle) {
+            // The UBox: no box control: enabled with ev_sel 0 ("enabled but
+            // no event") until start() writes the event (327043-001 §2.1,
+            // UBox note).
             msr_write(s, reg(t, reg_role::ctl, p.a.counter).offset, ctl_bits::en.mask());
+            msr_write(s, reg(t, reg_role::ctr, p.a.counter).offset, 0);
+        } else if (spec.table.msr_space) {
+            // Nehalem/Westmere: stopped by its global enable (box_freeze).
+            msr_write(s, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
             msr_write(s, reg(t, reg_role::ctr, p.a.counter).offset, 0);
         } else {
             const pci_address a = pci_of(s, e.kind, e.unit);
@@ -138,9 +167,10 @@ void pmon_session::start() {
     if (!programmed_) program();
     for (placed& p : placed_) {
         const event_spec& e = events_[p.a.event];
-        const register_table& t = table_of(topo_.cpu, e.kind);
-        if (e.kind == box_kind::ubox_fixed) msr_write(p.a.socket, reg(t, reg_role::fixed_ctl).offset, ctl_bits::en.mask());
-        if (e.kind == box_kind::ubox) msr_write(p.a.socket, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
+        const box_spec& spec = spec_for(e.kind, topo_.cpu);
+        const register_table& t = spec.table;
+        if (spec.table.msr_space && spec.fixed) msr_write(p.a.socket, reg(t, reg_role::fixed_ctl).offset, spec.en.mask());
+        if (spec.ev_sel0_is_idle) msr_write(p.a.socket, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
         p.last = 0;
         p.total = 0;
     }
@@ -153,8 +183,8 @@ void pmon_session::start() {
 uint64_t pmon_session::read_counter(const placed& p) {
     const event_spec& e = events_[p.a.event];
     const register_table& t = table_of(topo_.cpu, e.kind);
-    if (e.kind == box_kind::ubox_fixed) return msr_read(p.a.socket, reg(t, reg_role::fixed_ctr).offset);
-    if (e.kind == box_kind::ubox) return msr_read(p.a.socket, reg(t, reg_role::ctr, p.a.counter).offset);
+    if (t.msr_space)
+        return msr_read(p.a.socket, reg(t, e.fixed ? reg_role::fixed_ctr : reg_role::ctr, p.a.counter).offset);
     const pci_address a = pci_of(p.a.socket, e.kind, e.unit);
     const uint32_t off = reg(t, reg_role::ctr, p.a.counter).offset;
     const uint64_t lo = pci_read(a, off), hi = pci_read(a, off + 4);
@@ -165,15 +195,16 @@ uint32_t pmon_session::read_status(unsigned socket, box_kind kind, unsigned unit
     // Only where a status bit means "this counter overflowed with ov_en"
     // (without ov_en, any carry sets it and the wrap check covers it).
     const box_spec& spec = spec_for(kind, topo_.cpu);
-    if (!spec.has_ov_en || !spec.has_box_status) return 0;
+    if (!spec.has_ov_en || !spec.has_box_status || spec.status_on_any_carry) return 0;
     const register_def& r = reg(table_of(topo_.cpu, kind), reg_role::box_status);
-    if (kind == box_kind::ubox) return static_cast<uint32_t>(msr_read(socket, r.offset));
+    if (spec.table.msr_space) return static_cast<uint32_t>(msr_read(socket, r.offset));
     return pci_read(pci_of(socket, kind, unit), r.offset);
 }
 
 void pmon_session::clear_status(unsigned socket, box_kind kind, unsigned unit, uint32_t bits) {
-    const register_def& r = reg(table_of(topo_.cpu, kind), reg_role::box_status);
-    if (kind == box_kind::ubox) msr_write(socket, r.offset, bits);
+    const register_table& t = table_of(topo_.cpu, kind);
+    const register_def& r = reg(t, reg_role::box_status);
+    if (t.msr_space) msr_write(socket, r.offset, bits);
     else pci_write(pci_of(socket, kind, unit), r.offset, bits);
 }
 

@@ -85,10 +85,35 @@ pci_address qpi_address(const socket_info& s, unsigned port, qpi_function f) {
     return {s.domain, s.bus, qpi_device_number(port), static_cast<uint8_t>(f)};
 }
 
+// A CPU whose PMON is all MSRs (Nehalem/Westmere): a socket per CPU package.
+static topology discover_msr_only(target& t, topology topo) {
+    std::map<unsigned, unsigned> first_cpu;  // package -> its lowest CPU
+    for (unsigned c = 0; c < topo.cpus; ++c) {
+        const unsigned p = t.package_of(c);
+        if (p != hw_target::no_package && !first_cpu.count(p)) first_cpu[p] = c;
+    }
+    if (first_cpu.empty())
+        throw hw_error("no CPU package found (no CPU has a topology/physical_package_id): the uncore MSRs of " +
+                       std::string(to_string(topo.cpu)) + " are reached through a CPU of each package");
+    for (const auto& [package, cpu] : first_cpu) {
+        if (package != topo.sockets.size())
+            throw hw_error("CPU packages are not numbered 0.." + std::to_string(first_cpu.size() - 1) +
+                           " (package " + std::to_string(package) + "): cannot number the sockets");
+        socket_info s;
+        s.socket = package;
+        s.first_cpu = cpu;
+        topo.sockets.push_back(s);
+    }
+    return topo;
+}
+
 topology discover(target& t, cpu_model cpu) {
     topology topo;
     topo.cpu = cpu;
     topo.cpus = t.cpu_count();
+    bool pci_boxes = false;
+    for (const box_desc& b : describe(cpu).boxes) pci_boxes |= !b.pci.empty();
+    if (!pci_boxes) return discover_msr_only(t, topo);
     const std::vector<pci_device_info> devices = t.pci_devices();
 
     // The uncore buses, in (domain, bus) order, and what is on each.

@@ -20,6 +20,8 @@
 //     it is). Sockets are numbered in (domain, bus) order, and socket s is
 //     taken to be CPU package s (Linux's physical_package_id), which holds on
 //     the two-socket machines where the BIOS gives socket 0 the lower bus.
+//   - A CPU whose PMON is all MSRs (nhm-ep, wsm-ep) has no uncore bus: each
+//     CPU package is a socket, reached through its lowest CPU.
 //   - discover() throws hw_error when no uncore bus is found, when a socket
 //     has no QPI PMON function (the BIOS hides them), and when the CPUs are
 //     in more packages than there are uncore buses.

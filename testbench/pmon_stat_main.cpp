@@ -53,7 +53,10 @@ std::vector<std::string> split_events(const std::string& list) {
         cur.clear();
     };
     for (char c : list) {
-        const bool perf = cur.rfind("uncore_", 0) == 0;
+        // (Nehalem's perf PMU is plain "uncore": its terms have '=', a
+        // catalog name "uncore/EVENT.SUB" has none before the first comma.)
+        const bool perf = cur.rfind("uncore_", 0) == 0 ||
+                          (cur.rfind("uncore/", 0) == 0 && cur.find('=') != std::string::npos);
         if (c == '/') ++slashes;
         if (c == ',' && !(perf && slashes % 2 == 1)) {
             flush();
@@ -68,17 +71,21 @@ std::vector<std::string> split_events(const std::string& list) {
 
 void list_catalog(std::ostream& os, cpu_model cpu) {
     os << "Events of " << to_string(cpu) << " (BOX/EVENT[.SUB][,thresh=N][,edge][,inv]):\n";
-    for (box_kind k : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi}) {
-        const event_catalog& c = catalog_for(k, cpu);
-        const std::string box = k == box_kind::qpi ? "qpi0" : to_string(k);
-        for (const event_def& e : c.events()) {
+    for (const box_desc& b : describe(cpu).boxes) {
+        const std::string box = b.kind == box_kind::qpi ? "qpi0" : to_string(b.kind);
+        if (!b.events) continue;  // (fixed counters below)
+        for (const event_def& e : catalog_for(b.kind, cpu).events()) {
             if (e.umasks.empty()) os << "  " << box << "/" << e.name << "\n";
             for (const umask_def& u : e.umasks) os << "  " << box << "/" << e.name << "." << u.name << "\n";
         }
     }
-    os << "  ubox_fixed/UCLK\n";
-    os << "QPI CTO_COUNT filter presets (qpi0/CTO_COUNT:NAME):\n";
-    for (const filter_preset& p : catalog_for(box_kind::qpi, cpu).presets()) os << "  " << p.name << "\n";
+    for (const box_desc& b : describe(cpu).boxes)
+        if (!b.events) os << "  " << to_string(b.kind) << "/UCLK\n";
+    if (describe(cpu).box(box_kind::qpi)) {
+        os << "QPI CTO_COUNT filter presets (qpi0/CTO_COUNT:NAME):\n";
+        for (const filter_preset& p : catalog_for(box_kind::qpi, cpu).presets()) os << "  " << p.name << "\n";
+    }
+    if (!describe(cpu).box(box_kind::qpi)) return;  // (the metrics are QPI link figures)
     os << "Metrics (-M, per QPI port):\n";
     for (const metric& m : driver::metrics()) os << "  " << m.name << " [" << m.unit << "]: " << m.description << "\n";
 }

@@ -487,3 +487,47 @@ TEST(EventSpecCatalog, SocketModifierIsKept) {
 
 }  // namespace
 }  // namespace pmonsim::driver
+
+namespace pmonsim::driver {
+namespace {
+
+// Nehalem-EP / Westmere-EP: the catalog box "uncore" and Linux's PMU of the
+// same name (format: event, umask, edge, inv, cmask; event=0xff is the fixed
+// counter), and boxes that CPU does not have.
+TEST(EventSpecNehalem, CatalogNamesAndLinuxSyntax) {
+    constexpr cpu_model nhm = cpu_model::nhm_ep;
+    const event_spec a = parse_event("uncore/QMC_WRITES.FULL_ANY", nhm, 2);
+    EXPECT_EQ(a.kind, box_kind::uncore);
+    EXPECT_EQ(a.ctl, 0x072Fu);
+    EXPECT_EQ(a.counters, 0xFFu);  // any of the eight
+    EXPECT_EQ(a.name, "uncore/QMC_WRITES.FULL_ANY");
+    const event_spec b = parse_event("uncore/event=0x23,umask=0x04,cmask=4,edge/", nhm, 2);
+    EXPECT_EQ(b.ctl, 0x04040423u);
+    EXPECT_EQ(b.name, "uncore/QHL_OCCUPANCY.LOCAL,thresh=4,edge");
+    EXPECT_EQ(parse_event("uncore/QHL_OCCUPANCY.LOCAL,cmask=4,edge", nhm, 2).ctl, 0x04040423u);
+    for (const char* fixed : {"uncore/UCLK", "uncore_fixed/UCLK", "uncore/event=0xff/"}) {
+        const event_spec f = parse_event(fixed, nhm, 2);
+        EXPECT_TRUE(f.fixed) << fixed;
+        EXPECT_EQ(f.kind, box_kind::uncore_fixed) << fixed;
+        EXPECT_EQ(f.name, "uncore_fixed/UCLK") << fixed;
+    }
+    // Westmere-only events.
+    EXPECT_EQ(parse_event("uncore/GQ_SNOOP.GOTO_S_HIT", cpu_model::wsm_ep, 2).ctl & 0xFFu, 0x0Cu);
+    EXPECT_EQ(error_of("uncore/QMC_NORMAL_FULL.CH0", cpu_model::wsm_ep),
+              "uncore/QMC_NORMAL_FULL.CH0: uncore has no event 'QMC_NORMAL_FULL' on wsm-ep (only nhm-ep has it)");
+}
+
+TEST(EventSpecNehalem, BoxesMustBeThisCpus) {
+    EXPECT_EQ(error_of("qpi0/RxL_FLITS_G1.DRS_DATA", cpu_model::nhm_ep),
+              "qpi0/RxL_FLITS_G1.DRS_DATA: qpi0 does not exist on nhm-ep (uncore, uncore_fixed)");
+    EXPECT_EQ(error_of("uncore/QMC_WRITES.FULL_ANY"),  // ivb-ep
+              "uncore/QMC_WRITES.FULL_ANY: uncore does not exist on ivb-ep (ubox, ubox_fixed, r2pcie, qpi0, qpi1, "
+              "qpi2)");
+    EXPECT_EQ(error_of("uncore_qpi_0/event=0x14/", cpu_model::nhm_ep),
+              "uncore_qpi_0/event=0x14/: qpi0 does not exist on nhm-ep (uncore, uncore_fixed)");
+    EXPECT_EQ(error_of("uncore_cbox_0/event=0x14/", cpu_model::nhm_ep),
+              "uncore_cbox_0/event=0x14/: unknown PMU 'uncore_cbox_0' (uncore)");
+}
+
+}  // namespace
+}  // namespace pmonsim::driver

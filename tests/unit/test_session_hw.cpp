@@ -123,6 +123,48 @@ TEST(SessionHw, ReportsDeltasAcrossWraparoundAndFreezesEachBoxToRead) {
     EXPECT_EQ(t.log.back(), "setpci ff:08.2 0xf4.4 0x30100");
 }
 
+// Nehalem-EP: no uncore bus; each CPU package is a socket whose uncore MSRs
+// the session reaches through the package's lowest CPU. The counters stop and
+// start by their global enables (read-modify-write of GLOBAL_CTRL).
+TEST(SessionHw, NehalemUncoreByItsGlobalEnables) {
+    fake_tree tree;
+    tree.cpuinfo(6, 26);
+    for (unsigned c = 0; c < 4; ++c) tree.cpu(c, c / 2);
+    tree.msr(0, 0x391, 0x1ull << 48);  // EN_PMI_CORE0, set by someone else: kept
+    tree.msr(2, 0x391, 0);
+    recording_target t(tree.root());
+    const cpu_model cpu = detect_cpu_model(tree.root()).value();
+    EXPECT_EQ(cpu, cpu_model::nhm_ep);
+    pmon_session s(t, discover(t, cpu));
+    ASSERT_EQ(s.topo().sockets.size(), 2u);
+    EXPECT_EQ(s.topo().sockets[1].first_cpu, 2u);
+    s.add("uncore/QMC_NORMAL_READS.ANY,socket=0");
+    s.add("uncore/event=0x20,umask=0x10,socket=0/");
+    s.add("uncore/UCLK,socket=1");
+    s.program();
+    s.start();
+    EXPECT_EQ(t.log, (std::vector<std::string>{
+                         // stop the placed counters: clear their enables, keep EN_PMI_CORE0
+                         "wrmsr 0 0x391 0x1000000000000", "wrmsr 2 0x391 0x0",
+                         // each event with en, its counter cleared
+                         "wrmsr 0 0x3c0 0x40072c", "wrmsr 0 0x3b0 0x0", "wrmsr 0 0x3c1 0x401020",
+                         "wrmsr 0 0x3b1 0x0", "wrmsr 2 0x395 0x0", "wrmsr 2 0x394 0x0",
+                         // start: the fixed counter's en, then the global enables
+                         "wrmsr 2 0x395 0x1", "wrmsr 0 0x391 0x1000000000003", "wrmsr 2 0x391 0x100000000"}));
+    tree.msr(0, 0x3B1, 77);
+    t.log.clear();
+    const auto r = s.read();
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[1].box, "uncore");
+    EXPECT_EQ(r[1].delta, 77u);
+    EXPECT_EQ(r[2].box, "uncore_fixed");
+    // Each box stopped by its enables while it is read. (The fake tree keeps
+    // an MSR's 8 bytes at its address, so 0x391-0x395 overlap there: the
+    // fixed counter's value is not checked.)
+    EXPECT_EQ(t.log, (std::vector<std::string>{"wrmsr 0 0x391 0x1000000000000", "wrmsr 0 0x391 0x1000000000003",
+                                               "wrmsr 2 0x391 0x0", "wrmsr 2 0x391 0x100000000"}));
+}
+
 TEST(SessionHw, RefusesWhatCannotBeScheduled) {
     machine m;
     hw_target t(m.tree.root());
