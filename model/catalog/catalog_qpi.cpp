@@ -15,6 +15,12 @@
 // Deliberate difference from the IVB-EP JSON: its UNC_Q_MESSAGE.<name> and
 // UNC_Q_MATCH_MASK entries are not events here. They are CTO_COUNT (0x38, ext)
 // with a packet filter; the named ones are the presets below.
+//
+// The IVB-EP list is written out in full; the SNB-EP list is built from it by
+// the differences stated in snb_ep_events().
+#include <algorithm>
+#include <stdexcept>
+
 #include "catalog/catalog.h"
 
 namespace pmonsim::catalog_data {
@@ -73,99 +79,10 @@ std::vector<umask_def> vn_shared_umasks() {
     return {{"VN0", 0x01}, {"VN1", 0x02}, {"VN_SHR", 0x04}};
 }
 
-std::vector<event_def> snb_ep_events() {
-    return {
-        {"TxL_FLITS_G0", 0x00, no_ext, g0_umasks_with_idle(), ctr_all, flits, no_umask0,
-         "flits sent: idle/null, data, or protocol (non-data)"},
-        {"TxL_FLITS_G1", 0x00, ext, g1_umasks(), ctr_all, flits, no_umask0,
-         "flits sent of the SNP, HOM and DRS classes"},
-        {"RxL_FLITS_G0", 0x01, no_ext, g0_umasks_with_idle(), ctr_all, flits, no_umask0,
-         "flits received: idle/null, data, or protocol (non-data)"},
-        {"TxL_FLITS_G2", 0x01, ext, g2_umasks(), ctr_all, flits, no_umask0,
-         "flits sent of the NDR, NCB and NCS classes"},
-        {"TxL_CRC_NO_CREDITS", 0x02, no_ext, crc_no_credits_umasks(), ctr_all, 1, no_umask0,
-         "cycles transmission waits because the link-level retry buffer is (almost) full"},
-        {"RxL_FLITS_G1", 0x02, ext, g1_umasks(), ctr_all, flits, no_umask0,
-         "flits received of the SNP, HOM and DRS classes"},
-        {"RxL_CRC_ERRORS", 0x03, no_ext, crc_errors_umasks(), ctr_all, 1, no_umask0,
-         "received flits whose CRC check failed, during link init or normal operation"},
-        {"RxL_FLITS_G2", 0x03, ext, g2_umasks(), ctr_all, flits, no_umask0,
-         "flits received of the NDR, NCB and NCS classes"},
-        {"TxL_INSERTS", 0x04, no_ext, {}, ctr_all, 1, no_umask0,
-         "allocations in the transmit flit buffer"},
-        {"TxL_BYPASSED", 0x05, no_ext, {}, ctr_all, 1, no_umask0,
-         "transmitted flits that skipped the transmit flit buffer"},
-        {"TxL_CYCLES_NE", 0x06, no_ext, {}, ctr_all, 1, no_umask0,
-         "cycles the transmit flit buffer is not empty"},
-        {"TxL_OCCUPANCY", 0x07, no_ext, {}, ctr_all, 1, no_umask0,
-         "running sum of the transmit flit buffer depth (documented max 1 per cycle)"},
-        {"RxL_INSERTS", 0x08, no_ext, {}, ctr_all, 1, no_umask0,
-         "allocations in the receive flit buffer"},
-        {"RxL_BYPASSED", 0x09, no_ext, {}, ctr_all, 1, no_umask0,
-         "received flits that skipped the receive queue"},
-        {"RxL_INSERTS_DRS", 0x09, ext, {}, ctr_all, 1, no_umask0,
-         "receive flit buffer allocations for DRS"},
-        {"RxL_CYCLES_NE", 0x0A, no_ext, {}, ctr_all, 1, no_umask0,
-         "cycles the receive queue is not empty"},
-        {"RxL_INSERTS_NCB", 0x0A, ext, {}, ctr_all, 1, no_umask0,
-         "receive flit buffer allocations for NCB"},
-        {"RxL_OCCUPANCY", 0x0B, no_ext, {}, ctr_all, rxq_depth, no_umask0,
-         "running sum of the receive queue depth, all packets"},
-        {"RxL_INSERTS_NCS", 0x0B, ext, {}, ctr_all, 1, no_umask0,
-         "receive flit buffer allocations for NCS"},
-        {"TxL0_POWER_CYCLES", 0x0C, no_ext, {}, ctr_all, 1, no_umask0,
-         "cycles the transmit side is in L0 (L0p included)"},
-        {"RxL_INSERTS_HOM", 0x0C, ext, {}, ctr_all, 1, no_umask0,
-         "receive flit buffer allocations for HOM"},
-        {"TxL0P_POWER_CYCLES", 0x0D, no_ext, {}, ctr_all, 1, no_umask0,
-         "cycles the transmit side runs at half width (L0p)"},
-        {"RxL_INSERTS_SNP", 0x0D, ext, {}, ctr_all, 1, no_umask0,
-         "receive flit buffer allocations for SNP"},
-        {"RxL_INSERTS_NDR", 0x0E, ext, {}, ctr_all, 1, no_umask0,
-         "receive flit buffer allocations for NDR"},
-        {"RxL0_POWER_CYCLES", 0x0F, no_ext, {}, ctr_all, 1, no_umask0,
-         "cycles the receive side is in L0 (L0p included)"},
-        {"RxL0P_POWER_CYCLES", 0x10, no_ext, {}, ctr_all, 1, no_umask0,
-         "cycles the receive side runs at half width (L0p)"},
-        {"L1_POWER_CYCLES", 0x12, no_ext, {}, ctr_all, 1, no_umask0,
-         "cycles the link is powered down in L1"},
-        {"DIRECT2CORE", 0x13, no_ext,
-         {{"SUCCESS", 0x01}, {"FAILURE_CREDITS", 0x02}, {"FAILURE_RBT", 0x04},
-          {"FAILURE_CREDITS_RBT", 0x08}},
-         ctr_all, 1, no_umask0, "DRS packets that tried to go straight to a core, by outcome"},
-        {"CLOCKTICKS", 0x14, no_ext, {}, ctr_all, 1, no_umask0,
-         "QCLK cycles (link rate in GT/s divided by 8)"},
-        {"RxL_OCCUPANCY_DRS", 0x15, ext, {}, ctr_all, rxq_depth, no_umask0,
-         "running sum of the receive queue depth, DRS"},
-        {"RxL_OCCUPANCY_NCB", 0x16, ext, {}, ctr_all, rxq_depth, no_umask0,
-         "running sum of the receive queue depth, NCB"},
-        {"RxL_OCCUPANCY_NCS", 0x17, ext, {}, ctr_all, rxq_depth, no_umask0,
-         "running sum of the receive queue depth, NCS"},
-        {"RxL_OCCUPANCY_HOM", 0x18, ext, {}, ctr_all, rxq_depth, no_umask0,
-         "running sum of the receive queue depth, HOM"},
-        {"RxL_OCCUPANCY_SNP", 0x19, ext, {}, ctr_all, rxq_depth, no_umask0,
-         "running sum of the receive queue depth, SNP"},
-        {"RxL_OCCUPANCY_NDR", 0x1A, ext, {}, ctr_all, rxq_depth, no_umask0,
-         "running sum of the receive queue depth, NDR"},
-        {"VNA_CREDIT_RETURN_OCCUPANCY", 0x1B, ext, {}, ctr_all, rxq_depth, no_umask0,
-         "running sum of VNA credits waiting to go back to the sender"},
-        {"VNA_CREDIT_RETURNS", 0x1C, ext, {}, ctr_all, 1, no_umask0,
-         "VNA credits handed back to the sender"},
-        {"RxL_CREDITS_CONSUMED_VNA", 0x1D, ext, {}, ctr_all, 1, no_umask0,
-         "shared (VNA) receive credits used up"},
-        {"RxL_CREDITS_CONSUMED_VN0", 0x1E, ext, msg_class_umasks(), ctr_all, 1, no_umask0,
-         "VN0 receive credits used up, per message class"},
-        {"RxL_STALLS", 0x35, no_ext, stall_umasks(), ctr_all, 1, no_umask0,
-         "cycles a received flit could not move on to the R3QPI, by cause"},
-        {"CTO_COUNT", 0x38, ext, {}, ctr_all, flits, no_umask0,
-         "received packets that pass the port's match/mask filter"},
-    };
-}
+// --- IVB-EP (ivytown_uncore.json, 329468-002 §2.7), the base list ------------
+// IVB-EP is the base because it has a counterpart of every SNB-EP event: SNB-EP
+// drops the IVB-EP additions, lacks the VN0/VN1 split and renames one event.
 
-// IVB-EP: Tx G0 loses IDLE, DIRECT2CORE splits by RBT hit/miss, the per-class
-// RxQ events gain VN0/VN1, RxL_STALLS becomes RxL_STALLS_VN0 (now ext) plus
-// RxL_STALLS_VN1, and new per-class not-empty, R3QPI egress credit and VN1
-// credit events appear.
 std::vector<event_def> ivb_ep_events() {
     return {
         {"TxL_FLITS_G0", 0x00, no_ext, g0_umasks_no_idle(), ctr_all, flits, no_umask0,
@@ -298,6 +215,66 @@ std::vector<event_def> ivb_ep_events() {
         {"RxL_STALLS_VN1", 0x3A, ext, bgf_umasks(), ctr_all, 1, no_umask0,
          "cycles a VN1 flit could not move on to the R3QPI, by clock-crossing class"},
     };
+}
+
+// --- SNB-EP (Jaketown_uncore.json, 327043-001 §2.6): IVB-EP minus differences --
+
+event_def& named(std::vector<event_def>& events, const std::string& name) {
+    auto it = std::find_if(events.begin(), events.end(),
+                           [&](const event_def& e) { return e.name == name; });
+    if (it == events.end()) throw std::logic_error("QPI catalog: no event " + name);
+    return *it;
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::vector<event_def> snb_ep_events() {
+    auto events = ivb_ep_events();
+
+    // Gone: Jaketown_uncore.json has none of the per-class not-empty events
+    // (RxL_CYCLES_NE_<class>, 0FH-14H ext; the class-less RxL_CYCLES_NE stays),
+    // the R3QPI egress credit events (TxR_*_CREDIT_*, 1FH-2CH ext),
+    // RxL_CREDITS_CONSUMED_VN1 (39H ext) or RxL_STALLS_VN1 (3AH ext).
+    events.erase(std::remove_if(events.begin(), events.end(),
+                                [](const event_def& e) {
+                                    return starts_with(e.name, "RxL_CYCLES_NE_") ||
+                                           starts_with(e.name, "TxR_") ||
+                                           e.name == "RxL_CREDITS_CONSUMED_VN1" ||
+                                           e.name == "RxL_STALLS_VN1";
+                                }),
+                 events.end());
+
+    // Tx G0 also counts idle flits (JSON: TxL_FLITS_G0.IDLE, umask 01H).
+    event_def& tx_g0 = named(events, "TxL_FLITS_G0");
+    tx_g0.umasks = g0_umasks_with_idle();
+    tx_g0.description = "flits sent: idle/null, data, or protocol (non-data)";
+
+    // The per-class RxQ insert and occupancy events are not split by virtual
+    // network: the JSON lists them with umask 0 only.
+    for (const char* cls : {"DRS", "NCB", "NCS", "HOM", "SNP", "NDR"}) {
+        event_def& inserts = named(events, std::string("RxL_INSERTS_") + cls);
+        inserts.umasks = {};
+        inserts.umask0_all = no_umask0;
+        inserts.description = std::string("receive flit buffer allocations for ") + cls;
+        event_def& occupancy = named(events, std::string("RxL_OCCUPANCY_") + cls);
+        occupancy.umasks = {};
+        occupancy.umask0_all = no_umask0;
+        occupancy.description = std::string("running sum of the receive queue depth, ") + cls;
+    }
+
+    // DIRECT2CORE outcomes without the RBT hit/miss split (JSON, umasks 01H-08H).
+    named(events, "DIRECT2CORE").umasks = {{"SUCCESS", 0x01},
+                                           {"FAILURE_CREDITS", 0x02},
+                                           {"FAILURE_RBT", 0x04},
+                                           {"FAILURE_CREDITS_RBT", 0x08}};
+
+    // One stall event for both virtual networks: RxL_STALLS, 35H without ext (JSON).
+    event_def& stalls = named(events, "RxL_STALLS_VN0");
+    stalls.name = "RxL_STALLS";
+    stalls.ext = no_ext;
+    stalls.description = "cycles a received flit could not move on to the R3QPI, by cause";
+
+    return events;
 }
 
 // MATCH0 layout: MC in bits 12:9, OPC in 8:5; MATCH1 holds RDS in bits 19:16.

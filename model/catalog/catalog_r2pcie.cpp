@@ -13,6 +13,12 @@
 // even/odd bits, as libpfm4 also offers; IVB-EP ANY over the eight VRing bits).
 // Events only Linux or libpfm4 know (SNB-EP RxR_INSERTS, TxR_INSERTS) are left
 // out because the JSON does not list them.
+//
+// The IVB-EP list is written out in full; the SNB-EP list is built from it by
+// the differences stated in snb_ep_events().
+#include <algorithm>
+#include <stdexcept>
+
 #include "catalog/catalog.h"
 
 namespace pmonsim::catalog_data {
@@ -46,40 +52,10 @@ std::vector<umask_def> msg_class_umasks() {
     return {{"DRS", 0x08}, {"NCB", 0x10}, {"NCS", 0x20}};
 }
 
-std::vector<event_def> snb_ep_events() {
-    return {
-        {"CLOCKTICKS", 0x01, no_ext, {}, ctr_all, 1, no_umask0,
-         "UCLK cycles seen by the R2PCIe box"},
-        {"RING_AD_USED", 0x07, no_ext, snb_ring_umasks(), ctr_all, 1, no_umask0,
-         "cycles the AD ring is busy at this stop (passing or arriving traffic)"},
-        {"RING_AK_USED", 0x08, no_ext, snb_ring_umasks(), ctr_all, 1, no_umask0,
-         "cycles the AK ring is busy at this stop (passing or arriving traffic)"},
-        {"RING_BL_USED", 0x09, no_ext, snb_ring_umasks(), ctr_all, 1, no_umask0,
-         "cycles the BL ring is busy at this stop (passing or arriving traffic)"},
-        {"RING_IV_USED", 0x0A, no_ext, {{"ANY", 0x0F}}, ctr_all, 1, no_umask0,
-         "cycles the IV (invalidation) ring is busy at this stop"},
-        {"RxR_CYCLES_NE", 0x10, no_ext, msg_class_umasks(), ctr_0_1, 1, no_umask0,
-         "cycles the chosen ingress queue holds at least one entry"},
-        {"RxR_AK_BOUNCES", 0x12, no_ext, {}, ctr_0, 1, no_umask0,
-         "requests bound for the AK ingress that were bounced"},
-        {"TxR_CYCLES_NE", 0x23, no_ext, ring_kind_umasks(), ctr_0, 1, no_umask0,
-         "cycles the chosen egress queue holds at least one entry"},
-        {"TxR_CYCLES_FULL", 0x25, no_ext, ring_kind_umasks(), ctr_0, 1, no_umask0,
-         "cycles the chosen egress queue is full"},
-        {"TxR_NACKS", 0x26, no_ext, ring_kind_umasks(), ctr_0_1, 1, no_umask0,
-         "egress NACKs, per ring"},
-        {"IIO_CREDITS_USED", 0x32, no_ext, msg_class_umasks(), ctr_0_1, 1, no_umask0,
-         "cycles with at least one credit into the IIO in use"},
-        {"IIO_CREDITS_ACQUIRED", 0x33, no_ext, msg_class_umasks(), ctr_0_1, 1, no_umask0,
-         "credits taken to send a message into the IIO"},
-        {"IIO_CREDITS_REJECT", 0x34, no_ext, msg_class_umasks(), ctr_0_1, 1, no_umask0,
-         "attempts to take an IIO credit that failed"},
-    };
-}
+// --- IVB-EP (ivytown_uncore.json, 329468-002 §2.9), the base list ------------
+// IVB-EP is the base because it has a counterpart of every SNB-EP event: SNB-EP
+// drops three events, renames one and has other sub-events on a few.
 
-// IVB-EP: 8-bit ring umasks, RxR_INSERTS and RxR_OCCUPANCY appear, RxR_CYCLES_NE
-// loses DRS, the NACK event splits by direction, IIO_CREDITS_REJECT keeps only
-// DRS, and RxR_AK_BOUNCES gains CW/CCW while its JSON still lists umask 0.
 std::vector<event_def> ivb_ep_events() {
     return {
         {"CLOCKTICKS", 0x01, no_ext, {}, ctr_all, 1, no_umask0,
@@ -96,6 +72,7 @@ std::vector<event_def> ivb_ep_events() {
          "cycles the chosen ingress queue holds at least one entry"},
         {"RxR_INSERTS", 0x11, no_ext, {{"NCB", 0x10}, {"NCS", 0x20}}, ctr_0_1, 1, no_umask0,
          "entries allocated in the chosen ingress queue"},
+        // The JSON lists umask 0 beside CW and CCW.
         {"RxR_AK_BOUNCES", 0x12, no_ext, {{"CW", 0x01}, {"CCW", 0x02}}, ctr_0, 1, umask0_is_all,
          "requests bound for the AK ingress that were bounced, per direction"},
         // Occupancy accumulator: adds the queue depth each cycle, bounded by the
@@ -117,6 +94,58 @@ std::vector<event_def> ivb_ep_events() {
         {"IIO_CREDITS_REJECT", 0x34, no_ext, {{"DRS", 0x08}}, ctr_0_1, 1, no_umask0,
          "attempts to take an IIO credit that failed"},
     };
+}
+
+// --- SNB-EP (Jaketown_uncore.json, 327043-001 §2.8): IVB-EP minus differences --
+
+event_def& named(std::vector<event_def>& events, const std::string& name) {
+    auto it = std::find_if(events.begin(), events.end(),
+                           [&](const event_def& e) { return e.name == name; });
+    if (it == events.end()) throw std::logic_error("R2PCIe catalog: no event " + name);
+    return *it;
+}
+
+std::vector<event_def> snb_ep_events() {
+    auto events = ivb_ep_events();
+
+    // Gone: Jaketown_uncore.json has no RxR_INSERTS (11H), RxR_OCCUPANCY (13H)
+    // or TxR_NACK_CCW (28H).
+    events.erase(std::remove_if(events.begin(), events.end(),
+                                [](const event_def& e) {
+                                    return e.name == "RxR_INSERTS" ||
+                                           e.name == "RxR_OCCUPANCY" ||
+                                           e.name == "TxR_NACK_CCW";
+                                }),
+                 events.end());
+
+    // Rings: one bit per direction and polarity, no virtual rings (JSON), plus
+    // our CW/CCW/ANY aliases (see the header); the IV ring has only ANY (JSON, 0FH).
+    for (const char* ring : {"AD", "AK", "BL"}) {
+        event_def& e = named(events, std::string("RING_") + ring + "_USED");
+        e.umasks = snb_ring_umasks();
+        e.description = std::string("cycles the ") + ring +
+                        " ring is busy at this stop (passing or arriving traffic)";
+    }
+    named(events, "RING_IV_USED").umasks = {{"ANY", 0x0F}};
+
+    // RxR_CYCLES_NE also has DRS (JSON, umask 08H).
+    named(events, "RxR_CYCLES_NE").umasks = msg_class_umasks();
+
+    // RxR_AK_BOUNCES has no direction sub-events: the JSON lists umask 0 only.
+    event_def& bounces = named(events, "RxR_AK_BOUNCES");
+    bounces.umasks = {};
+    bounces.umask0_all = no_umask0;
+    bounces.description = "requests bound for the AK ingress that were bounced";
+
+    // One NACK event for both directions, TxR_NACKS (JSON, 26H).
+    event_def& nacks = named(events, "TxR_NACK_CW");
+    nacks.name = "TxR_NACKS";
+    nacks.description = "egress NACKs, per ring";
+
+    // IIO_CREDITS_REJECT has all three classes (JSON: DRS, NCB, NCS).
+    named(events, "IIO_CREDITS_REJECT").umasks = msg_class_umasks();
+
+    return events;
 }
 
 }  // namespace

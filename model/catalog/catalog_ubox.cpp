@@ -13,6 +13,12 @@
 //    note A10), so software can only ever program them with ext = 0.
 //
 // Every UBox event is an occurrence or a per-cycle condition: max_inc 1.
+//
+// The SNB-EP list is written out in full; the IVB-EP list is built from it by
+// the differences stated in ivb_ep_events().
+#include <algorithm>
+#include <stdexcept>
+
 #include "catalog/catalog.h"
 
 namespace pmonsim::catalog_data {
@@ -38,6 +44,9 @@ std::vector<umask_def> u2c_events_umasks() {
             {"CMC", 0x10},        {"UMC", 0x20},        {"TRAP", 0x40},     {"OTHER", 0x80}};
 }
 
+// --- SNB-EP (Jaketown_uncore.json), the base list ----------------------------
+// SNB-EP is the base because IVB-EP only takes things away from it.
+
 std::vector<event_def> snb_ep_events() {
     return {
         {"FILTER_MATCH", 0x41, no_ext, filter_match_umasks(), ctr_0_1, 1, no_umask0,
@@ -57,23 +66,32 @@ std::vector<event_def> snb_ep_events() {
     };
 }
 
-// IVB-EP: MSG_CHNL_SIZE_COUNT is gone, PHOLD_CYCLES keeps only ASSERT_TO_ACK
-// and RACU_REQUESTS has no sub-event (its JSON entry uses umask 0).
+// --- IVB-EP (ivytown_uncore.json, 329468-002 §2.2): SNB-EP minus differences --
+
+event_def& named(std::vector<event_def>& events, const std::string& name) {
+    auto it = std::find_if(events.begin(), events.end(),
+                           [&](const event_def& e) { return e.name == name; });
+    if (it == events.end()) throw std::logic_error("UBox catalog: no event " + name);
+    return *it;
+}
+
 std::vector<event_def> ivb_ep_events() {
-    return {
-        {"FILTER_MATCH", 0x41, no_ext, filter_match_umasks(), ctr_0_1, 1, no_umask0,
-         "messages seen by the UBox, split by whether the UBox filter matched them"},
-        {"EVENT_MSG", 0x42, no_ext, event_msg_umasks(), ctr_0_1, 1, no_umask0,
-         "legacy wire, MSI, IPI, doorbell and interrupt-priority messages taken in by the UBox"},
-        {"U2C_EVENTS", 0x43, no_ext, u2c_events_umasks(), ctr_0_1, 1, no_umask0,
-         "messages the UBox sends towards the cores (monitor wakes, machine checks, traps)"},
-        {"LOCK_CYCLES", 0x44, no_ext, {}, ctr_0_1, 1, no_umask0,
-         "IDI lock and split-lock sequences started"},
-        {"PHOLD_CYCLES", 0x45, no_ext, {{"ASSERT_TO_ACK", 0x01}}, ctr_0_1, 1, no_umask0,
-         "cycles from PHOLD assertion until it is acknowledged"},
-        {"RACU_REQUESTS", 0x46, no_ext, {}, ctr_0_1, 1, no_umask0,
-         "requests handled by the RACU"},
-    };
+    auto events = snb_ep_events();
+
+    // Gone: ivytown_uncore.json has no MSG_CHNL_SIZE_COUNT (47H).
+    events.erase(std::remove_if(events.begin(), events.end(),
+                                [](const event_def& e) { return e.name == "MSG_CHNL_SIZE_COUNT"; }),
+                 events.end());
+
+    // ivytown_uncore.json lists only PHOLD_CYCLES.ASSERT_TO_ACK (umask 01H).
+    event_def& phold = named(events, "PHOLD_CYCLES");
+    phold.umasks = {{"ASSERT_TO_ACK", 0x01}};
+    phold.description = "cycles from PHOLD assertion until it is acknowledged";
+
+    // ivytown_uncore.json gives RACU_REQUESTS umask 0: no sub-event (SNB-EP: COUNT, 01H).
+    named(events, "RACU_REQUESTS").umasks = {};
+
+    return events;
 }
 
 }  // namespace
