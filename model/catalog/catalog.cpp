@@ -4,8 +4,15 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace pmonsim {
+
+event_def& event_named(std::vector<event_def>& events, const std::string& name) {
+    for (auto& e : events)
+        if (e.name == name) return e;
+    throw std::logic_error("catalog: no event " + name + " to change");
+}
 
 uint8_t event_def::valid_umask() const {
     uint8_t m = 0;

@@ -84,6 +84,10 @@ private:
     std::vector<unsigned> first_input_;  // per event
 };
 
+// The event of that name in a list being built (a catalog written as another
+// CPU's plus differences); throws std::logic_error when there is none.
+event_def& event_named(std::vector<event_def>& events, const std::string& name);
+
 // The project's catalogs (catalog_*.cpp).
 const event_catalog& catalog_for(box_kind kind, cpu_model cpu);
 

@@ -235,11 +235,6 @@ std::vector<event_def> nhm_events() {
 
 // --- Westmere-EP (Table 19-20): Nehalem's list plus/minus its differences --
 
-event_def& named(std::vector<event_def>& events, const char* name) {
-    return *std::find_if(events.begin(), events.end(),
-                         [&](const event_def& e) { return e.name == name; });
-}
-
 void to_westmere(std::vector<event_def>& events) {
     // Gone: Table 19-20 and wsm_unc both lack QMC_NORMAL_FULL (27H).
     events.erase(std::remove_if(events.begin(), events.end(),
@@ -247,14 +242,14 @@ void to_westmere(std::vector<event_def>& events) {
                  events.end());
 
     // More sub-events (SDM only; libpfm4 keeps the Nehalem sets).
-    named(events, "QMC_OCCUPANCY").umasks = channels_any();
-    named(events, "QHL_FRC_ACK_CNFLTS").umasks = {
+    event_named(events, "QMC_OCCUPANCY").umasks = channels_any();
+    event_named(events, "QHL_FRC_ACK_CNFLTS").umasks = {
         {"IOH", 0x01}, {"REMOTE", 0x02}, {"LOCAL", 0x04}, {"ANY", 0x07}};
-    named(events, "QHL_FRC_ACK_CNFLTS").description =
+    event_named(events, "QHL_FRC_ACK_CNFLTS").description =
         "FrcAckCnflt messages the home logic sends, by destination (IOH, remote, local)";
-    named(events, "QPI_TX_HEADER").umasks = {
+    event_named(events, "QPI_TX_HEADER").umasks = {
         {"FULL_LINK_0", 0x01}, {"BUSY_LINK_0", 0x02}, {"FULL_LINK_1", 0x04}, {"BUSY_LINK_1", 0x08}};
-    named(events, "QPI_TX_HEADER").description =
+    event_named(events, "QPI_TX_HEADER").description =
         "cycles the outbound QPI header buffer of a link is full or busy";
 
     // New events.

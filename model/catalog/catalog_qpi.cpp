@@ -219,13 +219,6 @@ std::vector<event_def> ivb_ep_events() {
 
 // --- SNB-EP (Jaketown_uncore.json, 327043-001 §2.6): IVB-EP minus differences --
 
-event_def& named(std::vector<event_def>& events, const std::string& name) {
-    auto it = std::find_if(events.begin(), events.end(),
-                           [&](const event_def& e) { return e.name == name; });
-    if (it == events.end()) throw std::logic_error("QPI catalog: no event " + name);
-    return *it;
-}
-
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::vector<event_def> snb_ep_events() {
@@ -245,31 +238,31 @@ std::vector<event_def> snb_ep_events() {
                  events.end());
 
     // Tx G0 also counts idle flits (JSON: TxL_FLITS_G0.IDLE, umask 01H).
-    event_def& tx_g0 = named(events, "TxL_FLITS_G0");
+    event_def& tx_g0 = event_named(events, "TxL_FLITS_G0");
     tx_g0.umasks = g0_umasks_with_idle();
     tx_g0.description = "flits sent: idle/null, data, or protocol (non-data)";
 
     // The per-class RxQ insert and occupancy events are not split by virtual
     // network: the JSON lists them with umask 0 only.
     for (const char* cls : {"DRS", "NCB", "NCS", "HOM", "SNP", "NDR"}) {
-        event_def& inserts = named(events, std::string("RxL_INSERTS_") + cls);
+        event_def& inserts = event_named(events, std::string("RxL_INSERTS_") + cls);
         inserts.umasks = {};
         inserts.umask0_all = no_umask0;
         inserts.description = std::string("receive flit buffer allocations for ") + cls;
-        event_def& occupancy = named(events, std::string("RxL_OCCUPANCY_") + cls);
+        event_def& occupancy = event_named(events, std::string("RxL_OCCUPANCY_") + cls);
         occupancy.umasks = {};
         occupancy.umask0_all = no_umask0;
         occupancy.description = std::string("running sum of the receive queue depth, ") + cls;
     }
 
     // DIRECT2CORE outcomes without the RBT hit/miss split (JSON, umasks 01H-08H).
-    named(events, "DIRECT2CORE").umasks = {{"SUCCESS", 0x01},
+    event_named(events, "DIRECT2CORE").umasks = {{"SUCCESS", 0x01},
                                            {"FAILURE_CREDITS", 0x02},
                                            {"FAILURE_RBT", 0x04},
                                            {"FAILURE_CREDITS_RBT", 0x08}};
 
     // One stall event for both virtual networks: RxL_STALLS, 35H without ext (JSON).
-    event_def& stalls = named(events, "RxL_STALLS_VN0");
+    event_def& stalls = event_named(events, "RxL_STALLS_VN0");
     stalls.name = "RxL_STALLS";
     stalls.ext = no_ext;
     stalls.description = "cycles a received flit could not move on to the R3QPI, by cause";

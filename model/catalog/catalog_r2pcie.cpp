@@ -98,13 +98,6 @@ std::vector<event_def> ivb_ep_events() {
 
 // --- SNB-EP (Jaketown_uncore.json, 327043-001 §2.8): IVB-EP minus differences --
 
-event_def& named(std::vector<event_def>& events, const std::string& name) {
-    auto it = std::find_if(events.begin(), events.end(),
-                           [&](const event_def& e) { return e.name == name; });
-    if (it == events.end()) throw std::logic_error("R2PCIe catalog: no event " + name);
-    return *it;
-}
-
 std::vector<event_def> snb_ep_events() {
     auto events = ivb_ep_events();
 
@@ -121,29 +114,29 @@ std::vector<event_def> snb_ep_events() {
     // Rings: one bit per direction and polarity, no virtual rings (JSON), plus
     // our CW/CCW/ANY aliases (see the header); the IV ring has only ANY (JSON, 0FH).
     for (const char* ring : {"AD", "AK", "BL"}) {
-        event_def& e = named(events, std::string("RING_") + ring + "_USED");
+        event_def& e = event_named(events, std::string("RING_") + ring + "_USED");
         e.umasks = snb_ring_umasks();
         e.description = std::string("cycles the ") + ring +
                         " ring is busy at this stop (passing or arriving traffic)";
     }
-    named(events, "RING_IV_USED").umasks = {{"ANY", 0x0F}};
+    event_named(events, "RING_IV_USED").umasks = {{"ANY", 0x0F}};
 
     // RxR_CYCLES_NE also has DRS (JSON, umask 08H).
-    named(events, "RxR_CYCLES_NE").umasks = msg_class_umasks();
+    event_named(events, "RxR_CYCLES_NE").umasks = msg_class_umasks();
 
     // RxR_AK_BOUNCES has no direction sub-events: the JSON lists umask 0 only.
-    event_def& bounces = named(events, "RxR_AK_BOUNCES");
+    event_def& bounces = event_named(events, "RxR_AK_BOUNCES");
     bounces.umasks = {};
     bounces.umask0_all = no_umask0;
     bounces.description = "requests bound for the AK ingress that were bounced";
 
     // One NACK event for both directions, TxR_NACKS (JSON, 26H).
-    event_def& nacks = named(events, "TxR_NACK_CW");
+    event_def& nacks = event_named(events, "TxR_NACK_CW");
     nacks.name = "TxR_NACKS";
     nacks.description = "egress NACKs, per ring";
 
     // IIO_CREDITS_REJECT has all three classes (JSON: DRS, NCB, NCS).
-    named(events, "IIO_CREDITS_REJECT").umasks = msg_class_umasks();
+    event_named(events, "IIO_CREDITS_REJECT").umasks = msg_class_umasks();
 
     return events;
 }

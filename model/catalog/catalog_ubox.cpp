@@ -68,13 +68,6 @@ std::vector<event_def> snb_ep_events() {
 
 // --- IVB-EP (ivytown_uncore.json, 329468-002 §2.2): SNB-EP minus differences --
 
-event_def& named(std::vector<event_def>& events, const std::string& name) {
-    auto it = std::find_if(events.begin(), events.end(),
-                           [&](const event_def& e) { return e.name == name; });
-    if (it == events.end()) throw std::logic_error("UBox catalog: no event " + name);
-    return *it;
-}
-
 std::vector<event_def> ivb_ep_events() {
     auto events = snb_ep_events();
 
@@ -84,12 +77,12 @@ std::vector<event_def> ivb_ep_events() {
                  events.end());
 
     // ivytown_uncore.json lists only PHOLD_CYCLES.ASSERT_TO_ACK (umask 01H).
-    event_def& phold = named(events, "PHOLD_CYCLES");
+    event_def& phold = event_named(events, "PHOLD_CYCLES");
     phold.umasks = {{"ASSERT_TO_ACK", 0x01}};
     phold.description = "cycles from PHOLD assertion until it is acknowledged";
 
     // ivytown_uncore.json gives RACU_REQUESTS umask 0: no sub-event (SNB-EP: COUNT, 01H).
-    named(events, "RACU_REQUESTS").umasks = {};
+    event_named(events, "RACU_REQUESTS").umasks = {};
 
     return events;
 }
