@@ -85,17 +85,12 @@ std::string box_names(cpu_model cpu) {
 std::string pmu_names(cpu_model cpu, unsigned qpi_ports) {
     std::string s;
     auto add = [&](const std::string& n) { s += (s.empty() ? "" : ", ") + n; };
-    for (const box_desc& b : describe(cpu).boxes) switch (b.kind) {
-            case box_kind::ubox: add("uncore_ubox"); break;
-            case box_kind::r2pcie: add("uncore_r2pcie"); break;
-            case box_kind::qpi:
-                if (const unsigned ports = std::min(qpi_ports, b.units))
-                    add("uncore_qpi_0.." + std::to_string(ports - 1));
-                break;
-            case box_kind::uncore: add("uncore"); break;
-            case box_kind::ubox_fixed:
-            case box_kind::uncore_fixed: break;  // (the same PMU as the general counters)
-        }
+    for (const box_desc& b : describe(cpu).boxes) {
+        if (!b.events) continue;  // a fixed counter: its general counters' PMU
+        if (b.kind != box_kind::qpi) add(linux_pmu(b.kind));
+        else if (const unsigned ports = std::min(qpi_ports, b.units))
+            add(std::string(linux_pmu(b.kind)) + "_0.." + std::to_string(ports - 1));
+    }
     return s;
 }
 

@@ -36,7 +36,8 @@ const char* format_name(const field_def& f) {
     if (f.is(ctl_bits::umask)) return "umask";
     if (f.is(ctl_bits::edge)) return "edge";
     if (f.is(ctl_bits::invert)) return "inv";
-    if (f.is(ctl_bits::thresh) || f.is(ctl_bits::thresh5)) return "thresh";
+    if (f.is(ctl_bits::thresh)) return f.name == "cmask" ? "cmask" : "thresh";  // (Nehalem: cmask)
+    if (f.is(ctl_bits::thresh5)) return "thresh";
     return nullptr;
 }
 
@@ -61,7 +62,18 @@ void describe_box(presented_pmu& p, const register_table& t) {
         if (r) p.ctr_bits = width_of(*r);
     }
     if (const register_def* b = with_role(t, reg_role::box_ctl)) p.box_ctl = b->offset;
-    if (const register_def* f = with_role(t, reg_role::fixed_ctl)) p.fixed_ctl = f->offset;
+    if (const register_def* f = with_role(t, reg_role::fixed_ctl)) {
+        p.fixed_ctl = f->offset;
+        for (const auto& x : f->fields)
+            if (x.is(ctl_bits::en) || x.is(nhm_bits::fixed_en)) p.fixed_enable = bit_mask(x.hi, x.lo);
+    }
+    // Nehalem/Westmere: the driver's enable_box/disable_box write GLOBAL_CTRL.
+    if (const register_def* g = with_role(t, reg_role::global_ctl))
+        for (const auto& x : g->fields)
+            if (x.is(nhm_bits::en_pc) || x.is(nhm_bits::en_fc0)) {
+                p.global_ctl = g->offset;
+                p.global_enable |= bit_mask(x.hi, x.lo);
+            }
     if (const register_def* f = with_role(t, reg_role::fixed_ctr)) {
         p.fixed_ctr = f->offset;
         p.fixed_bits = width_of(*f);
@@ -114,10 +126,12 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
     uncore_socket& s = sys.socket(0);
     uint32_t type = kFirstUncoreType;
     if (with_role(s.msr_table(), reg_role::ctl)) {
+        // The MSR box: Linux's uncore_ubox, or Nehalem's single "uncore".
+        const box_module* general = s.boxes().front();
         presented_pmu p;
-        p.name = "uncore_ubox";
+        p.kind = general->core().spec().kind;
+        p.name = linux_pmu(p.kind);
         p.type = type++;
-        p.kind = box_kind::ubox;
         p.msr = true;
         describe_box(p, s.msr_table());
         describe_events(p, sys.config().cpu);
@@ -206,6 +220,10 @@ void perf_counters::access_log(const presented_pmu& p, unsigned socket, bool wri
 // The driver's disable_box/enable_box: a read-modify-write of BOX_CTL.frz
 // (the UBox has no box control: nothing).
 void perf_counters::freeze(const presented_pmu& p, unsigned socket, bool on) {
+    if (p.global_ctl) {  // nhm_uncore_msr_disable_box / enable_box
+        reg_write(p, socket, p.global_ctl, 8, on ? 0 : p.global_enable);
+        return;
+    }
     if (!p.box_ctl) return;
     uint64_t v = 0;
     reg_read(p, socket, p.box_ctl, 4, v);
@@ -304,7 +322,7 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
             reg_write(f, socket, p.mask0, 4, e.config2 & 0xFFFFFFFF);
             reg_write(f, socket, p.mask0 + 4, 4, e.config2 >> 32);
         }
-        if (e.slot == -2) reg_write(p, socket, p.fixed_ctl, 8, kEnable);
+        if (e.slot == -2) reg_write(p, socket, p.fixed_ctl, 8, p.fixed_enable);
         else reg_write(p, socket, p.ctl[e.slot], p.msr ? 8 : 4, e.config | kEnable);
     }
     freeze(p, socket, false);

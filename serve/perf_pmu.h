@@ -44,6 +44,9 @@ struct presented_pmu {
     unsigned ctr_bits = 0;
     uint32_t fixed_ctl = 0, fixed_ctr = 0; // 0: no fixed counter
     unsigned fixed_bits = 0;
+    uint64_t fixed_enable = 0;             // the fixed control's en bit
+    uint32_t global_ctl = 0;               // Nehalem/Westmere: GLOBAL_CTRL, its box's on/off
+    uint64_t global_enable = 0;            //   and the value the driver's enable_box writes
     uint32_t match0 = 0, mask0 = 0;        // filter registers (8 bytes each: two dwords)
     uint64_t event_mask = 0;               // control bits a config may set
     std::vector<pmu_format> formats;

@@ -86,6 +86,7 @@ std::vector<platform_function> platform_functions(cpu_model cpu) {
     // at D16:Fn is xxBn (SNB-EP 3CBn, IVB-EP 0EBn), R3QPI link 0/1 at D19:F5/F6.
     const uint16_t imc = describe(cpu).platform.imc_channel, r3qpi = describe(cpu).platform.r3qpi;
     std::vector<platform_function> f;
+    if (!imc) return f;  // (no such functions: Nehalem/Westmere)
     for (unsigned fn : {0u, 1u, 4u, 5u})
         f.push_back({16, fn, static_cast<uint16_t>(imc + fn), 0x088000,
                      "memory controller channel (PMON registers read back, no counting)", {}});

@@ -21,6 +21,10 @@ enum class cpu_model : uint8_t { snb_ep, ivb_ep, nhm_ep, wsm_ep };
 enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed };
 constexpr unsigned box_kind_count = 6;
 const char* to_string(box_kind k);
+// Linux's perf PMU for a box kind: "uncore_ubox", "uncore_r2pcie", "uncore_qpi"
+// (a unit's is "uncore_qpi_N"), "uncore" (Nehalem/Westmere); a fixed counter
+// belongs to its general counters' PMU.
+const char* linux_pmu(box_kind k);
 
 enum class box_clock : uint8_t { uclk, qclk };
 

@@ -142,6 +142,18 @@ const char* to_string(box_kind k) {
     return "?";
 }
 
+const char* linux_pmu(box_kind k) {
+    switch (k) {
+        case box_kind::ubox:
+        case box_kind::ubox_fixed: return "uncore_ubox";
+        case box_kind::r2pcie: return "uncore_r2pcie";
+        case box_kind::qpi: return "uncore_qpi";
+        case box_kind::uncore:
+        case box_kind::uncore_fixed: return "uncore";
+    }
+    return "";
+}
+
 const box_desc* cpu_desc::box(box_kind k) const {
     for (const auto& b : boxes)
         if (b.kind == k) return &b;
