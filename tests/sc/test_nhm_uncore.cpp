@@ -106,11 +106,23 @@ TEST(NhmUncore, APmiOverflowInterruptsTheCoresOfEnPmiCoreAndCountingGoesOn) {
         EXPECT_EQ(rd(sys, kPmc0), 30u);
         EXPECT_EQ(rd(sys, kGlobalStatus), kChg | kOvfPmi | 0x1);
         EXPECT_EQ(rd(sys, kGlobalCtrl), (0x5ull << 48) | 0x1);  // enables untouched
+        // While OVF_PMI is set, a further overflow raises no PMI; cleared, it does.
+        sys.msr_write(0, kGlobalCtrl, 0x5ull << 48);
+        sys.msr_write(0, kPmc0, kWrap - 4);
+        sys.msr_write(0, kGlobalCtrl, (0x5ull << 48) | 0x1);
+        wait_ns(5);
+        EXPECT_EQ(sys.socket(0).global().pmi_count(0), 1u);
+        sys.msr_write(0, kOvfCtrl, kOvfPmi);
+        sys.msr_write(0, kGlobalCtrl, 0x5ull << 48);
+        sys.msr_write(0, kPmc0, kWrap - 4);
+        sys.msr_write(0, kGlobalCtrl, (0x5ull << 48) | 0x1);
+        wait_ns(5);
+        EXPECT_EQ(sys.socket(0).global().pmi_count(0), 2u);
     });
     const global_pmon& g = sys.socket(0).global();
-    EXPECT_EQ(g.pmi_count(0), 1u);
+    EXPECT_EQ(g.pmi_count(0), 2u);
     EXPECT_EQ(g.pmi_count(1), 0u);
-    EXPECT_EQ(g.pmi_count(2), 1u);
+    EXPECT_EQ(g.pmi_count(2), 2u);
     EXPECT_EQ(g.pmi_count(3), 0u);
 }
 
