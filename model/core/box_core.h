@@ -99,7 +99,7 @@ public:
     // out-of-line checks.)
     void post_burst(unsigned dir, const flit_burst& b) {
         flit_stream& st = (*streams_)[dir & 1];
-        const bool ok = dir < 2 && b.start >= 2 * cur_ && b.start >= st.end_slot && b.nondata != 0 &&
+        const bool ok = dir < 2 && b.start >= first_slot(cur_) && b.start >= st.end_slot && b.nondata != 0 &&
                         std::max(b.nondata_kind, b.data_kind) < st.kind_count;
         if (!ok) reject_burst(dir, b);
         st.bursts.push_back(b);
@@ -113,7 +113,7 @@ public:
         // (The burst's start alone to the cold path: a burst whose address
         // is taken is built in memory and then copied with wider loads than
         // it was stored with, which stalls once per packet.)
-        if (b.start < 2 * cur_) reject_late_burst(b.start);
+        if (b.start < first_slot(cur_)) reject_late_burst(b.start);
         st.bursts.push_back(b);
         st.end_slot = b.end();
     }
@@ -206,6 +206,10 @@ private:
     void diag(const register_def& r, uint64_t value, time_ps now, std::string reason);
     bool message_capable(const counter& c) const;
     uint64_t count_matches(cycle_t c) const;
+
+    // Beyond any real run (36 years of a 1 GHz clock), so slot numbers (2 per
+    // cycle) and sums of increments stay far from 64 bits.
+    static constexpr cycle_t horizon = cycle_t{1} << 60;
 
     // Shared so that the trial copy made by predict_message() is cheap.
     std::shared_ptr<const box_spec> spec_ptr_;

@@ -23,14 +23,36 @@
 
 namespace pmonsim {
 
+// The flit-slot rule: each direction of a port has two flit slots per QCLK
+// cycle, slot s in cycle s / 2 (327043-001 §2.6.1; DECISIONS.md "QPI link layer").
+constexpr uint64_t slots_per_cycle = 2;
+constexpr uint64_t first_slot(cycle_t c) { return slots_per_cycle * c; }
+constexpr cycle_t cycle_of_slot(uint64_t s) { return s / slots_per_cycle; }
+
 struct flit_burst {
-    uint64_t start = 0;     // first slot; slot s lies in cycle s / 2
+    uint64_t start = 0;     // first slot
     uint32_t nondata = 1;   // non-data flits, the header first (>= 1)
     uint32_t data = 0;      // data flits after them
     uint8_t nondata_kind = 0;
     uint8_t data_kind = 0;
     uint64_t fields = 0;    // header fields, {MATCH1, MATCH0} layout
     uint64_t end() const { return start + nondata + data; }
+
+    // How a burst lies in its slots, the one rule every walk follows: the
+    // header alone (the only slot the packet filter sees), then the other
+    // non-data flits, then the data flits. The run of equal slots from `pos`
+    // (within the burst), cut at `limit`.
+    struct run {
+        uint64_t end;
+        uint8_t kind;
+        bool header;
+    };
+    run run_at(uint64_t pos, uint64_t limit) const {
+        const uint64_t data_from = start + nondata;
+        if (pos == start) return {pos + 1, nondata_kind, true};
+        if (pos < data_from) return {std::min(data_from, limit), nondata_kind, false};
+        return {std::min(data_from + data, limit), data_kind, false};
+    }
 };
 
 constexpr unsigned max_slot_kinds = 16;
@@ -78,13 +100,13 @@ struct flit_stream {
     uint64_t end_slot = 0;                     // the end of the last burst posted
 
     // Calls f(pos, len, kind, header_burst) for consecutive runs of equal
-    // slots covering [2 * from, 2 * to), starting at bursts[idx], where
+    // slots covering cycles [from, to), starting at bursts[idx], where
     // header_burst is the burst whose header is the run's only slot (else
-    // null). Leaves idx at the first burst not wholly before slot 2 * to.
+    // null). Leaves idx at the first burst not wholly before cycle `to`.
     // f returns false to stop the walk early (idx is then unspecified).
     template <class F>
     void walk(cycle_t from, cycle_t to, size_t& idx, F&& f) const {
-        walk_slots(2 * from, 2 * to, idx, f);
+        walk_slots(first_slot(from), first_slot(to), idx, f);
     }
     // The same over slots [pos, end).
     template <class F>
@@ -97,19 +119,13 @@ struct flit_stream {
             const flit_burst* header = nullptr;
             if (idx < n && bursts[idx].start < end) {
                 const flit_burst& b = bursts[idx];
-                const uint64_t data_from = b.start + b.nondata;
                 if (pos < b.start) {
-                    run_end = b.start;
-                } else if (pos == b.start) {
-                    run_end = pos + 1;
-                    kind = b.nondata_kind;
-                    header = &b;
-                } else if (pos < data_from) {
-                    run_end = std::min(data_from, end);
-                    kind = b.nondata_kind;
+                    run_end = b.start;  // idle slots before it
                 } else {
-                    run_end = std::min(data_from + b.data, end);
-                    kind = b.data_kind;
+                    const flit_burst::run r = b.run_at(pos, end);
+                    run_end = r.end;
+                    kind = r.kind;
+                    if (r.header) header = &b;
                 }
                 if (run_end == b.end()) ++idx;
             }
@@ -125,8 +141,9 @@ struct flit_stream {
         for (; idx < bursts.size() && bursts[idx].start <= s; ++idx) {
             const flit_burst& b = bursts[idx];
             if (s >= b.end()) continue;
-            if (s == b.start) *header = &b;
-            return s < b.start + b.nondata ? b.nondata_kind : b.data_kind;
+            const flit_burst::run r = b.run_at(s, s + 1);
+            if (r.header) *header = &b;
+            return r.kind;
         }
         return 0;
     }
@@ -171,7 +188,7 @@ struct flit_lane {
             if (--len == 0) return;
         }
         if (const uint64_t m = len >> 1) {
-            const bool h = hit[2 * wt];
+            const bool h = hit[slots_per_cycle * wt];
             add += edge ? (h && !prev) : (h ? m : 0);
             prev = h;
         }
@@ -207,7 +224,8 @@ struct flit_lane {
         // Their compare results (the pending slot's weight only when a is odd).
         const uint32_t first = wa ^ ((wa ^ w0) & (0u - static_cast<uint32_t>(gap)));  // gap ? w0 : wa
         const uint64_t h0 = hit[(static_cast<uint32_t>(half) + first) & (0u - static_cast<uint32_t>(n0))];
-        const uint64_t hg = hit[2 * w0], hb = hit[w0 + wa], hn = hit[2 * wa], hc = hit[wa + wb], hd = hit[2 * wb];
+        constexpr uint32_t two = slots_per_cycle;  // (both slots of a cycle of one weight)
+        const uint64_t hg = hit[two * w0], hb = hit[w0 + wa], hn = hit[two * wa], hc = hit[wa + wb], hd = hit[two * wb];
         // The compare result after each item; an absent item keeps the one
         // before (so it makes no edge). Results are 0 or 1, so keeping or
         // taking is v ^= (v ^ h) & present. With edge detect the results

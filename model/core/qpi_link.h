@@ -34,7 +34,7 @@ public:
         const unsigned mc = p.mc & 15u;
         const unsigned data = data_flits(mc, p.flits);
         flit_burst b;
-        b.start = std::max(next_slot_[d], 2 * at);
+        b.start = std::max(next_slot_[d], first_slot(at));
         b.nondata = p.flits - data;
         b.data = data;
         b.nondata_kind = k.nondata[unsigned{p.ring_ad} << 4 | mc];
@@ -45,7 +45,7 @@ public:
         box_.post_link_burst(d, b);
         next_slot_[d] = b.end();
         ++packets_[d];
-        return b.start / 2;
+        return cycle_of_slot(b.start);
     }
     // First free flit slot (2 per cycle) in a direction.
     uint64_t next_free_slot(qpi_dir dir) const { return next_slot_[static_cast<int>(dir)]; }
