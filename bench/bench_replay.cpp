@@ -151,7 +151,7 @@ void BM_QpiPortCore(benchmark::State& state) {
     static const std::vector<gen_packet> all = make_packets(kRows, 1);
     const cycle_t chunk = static_cast<cycle_t>(state.range(0));
     for (auto _ : state) {
-        box_core box(make_box_spec(box_kind::qpi, cpu_model::ivb_ep, 0), clock_domain(1000000000ull), nullptr);
+        box_core box(make_box_spec(box_kind::qpi, default_cpu, 0), clock_domain(1000000000ull), nullptr);
         qpi_link link(box);
         const uint32_t ctl[4] = {0x00601802, 0x02400600, 0x01440101, 0x00600038};
         for (const register_def& r : box.spec().table.regs) {
@@ -181,7 +181,7 @@ BENCHMARK(BM_QpiPortCore)->Arg(16)->Arg(1000)->Arg(10000)->Unit(benchmark::kMill
 // heap and two stops of the walk: the part of a replay performance.md says
 // comes next. items_per_second is rows.
 void BM_R2pcieEventRows(benchmark::State& state) {
-    const box_spec spec = make_box_spec(box_kind::r2pcie, cpu_model::ivb_ep);
+    const box_spec spec = make_box_spec(box_kind::r2pcie, default_cpu);
     const event_catalog& cat = *spec.catalog;
     struct row { cycle_t cycle; uint64_t repeat; unsigned input; uint32_t count; };
     static const std::vector<row> rows = [&] {

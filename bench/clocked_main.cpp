@@ -27,7 +27,7 @@ void quiet_info(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
 int sc_main(int argc, char** argv) {
     sc_core::sc_report_handler::set_handler(quiet_info);
     bench::baseline_options o;
-    std::string cpu = "ivb-ep", counter = "own", expect, report = "csv";
+    std::string cpu = describe(default_cpu).name, counter = "own", expect, report = "csv";
     po::options_description opts("pmonsim-bench-clocked options");
     opts.add_options()
         ("help,h", "show this help")

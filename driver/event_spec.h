@@ -58,7 +58,7 @@ public:
 struct event_spec {
     std::string text;          // as given
     std::string name;          // canonical, e.g. "qpi0/RxL_FLITS_G1.DRS_DATA"; parses back to this spec
-    cpu_model cpu = cpu_model::ivb_ep;
+    cpu_model cpu = default_cpu;
     box_kind kind = box_kind::r2pcie;
     unsigned unit = 0;         // QPI port; 0 for the other boxes
     bool fixed = false;        // the UBox UCLK fixed counter (kind ubox_fixed)

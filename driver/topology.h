@@ -53,7 +53,7 @@ struct socket_info {
 };
 
 struct topology {
-    cpu_model cpu = cpu_model::ivb_ep;
+    cpu_model cpu = default_cpu;
     unsigned cpus = 0;  // target::cpu_count()
     std::vector<socket_info> sockets;
 };

@@ -98,7 +98,7 @@ bool parse(int argc, char** argv, options& o) {
             for (int j = i + 1; j < argc; ++j) o.command.push_back(argv[j]);
             break;
         }
-    std::string cpu = "ivb-ep", report = "table";
+    std::string cpu = describe(default_cpu).name, report = "table";
     po::options_description opts(o.exec ? "pmonsim exec options" : "pmonsim serve options");
     opts.add_options()("help,h", "show this help")
         ("cpu", po::value(&cpu)->default_value(cpu), ("CPU: " + cpu_names(", ")).c_str());

@@ -256,7 +256,7 @@ private:
 stat_options g_opts;  // parsed in main, used by sc_main
 
 bool parse(int argc, char** argv, stat_options& o) {
-    std::string cpu = "ivb-ep";
+    std::string cpu = describe(default_cpu).name;
     std::vector<std::string> ev;
     po::options_description opts("pmon-stat options");
     opts.add_options()
@@ -271,7 +271,7 @@ bool parse(int argc, char** argv, stat_options& o) {
         ("field-separator,x", po::value(&o.sep), "CSV output with this separator (perf's field order)")
         ("json", po::bool_switch(&o.json), "one JSON object per count")
         ("socket", po::value(&o.socket), "show only this socket")
-        ("cpu", po::value(&cpu), ("sim: " + cpu_names(", ") + " (default ivb-ep); hw: override the detected CPU").c_str())
+        ("cpu", po::value(&cpu), ("sim: " + cpu_names(", ") + " (default " + describe(default_cpu).name + "); hw: override the detected CPU").c_str())
         ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)");
     add_model_options(opts, o.cfg, "sim: ");
     po::variables_map vm;

@@ -105,7 +105,7 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 bool parse_options(int argc, char** argv, run_options& o) {
-    std::string cpu = "ivb-ep", report = "table", config, cycles;
+    std::string cpu = describe(default_cpu).name, report = "table", config, cycles;
     po::options_description opts("pmonsim options");
     opts.add_options()
         ("help,h", "show this help")
@@ -314,7 +314,7 @@ int sc_main(int argc, char** argv) {
 // the model options describe. Runs no simulation.
 int convert_main(int argc, char** argv) {
     uncore_config cfg;
-    std::string cpu = "ivb-ep";
+    std::string cpu = describe(default_cpu).name;
     std::vector<std::string> files;
     po::options_description opts("pmonsim convert options");
     opts.add_options()

@@ -14,7 +14,7 @@ namespace pmonsim {
 // registers the box owns (built from the same descriptor).
 struct box_spec {
     box_kind kind = box_kind::r2pcie;
-    cpu_model cpu = cpu_model::ivb_ep;
+    cpu_model cpu = default_cpu;
     std::string name;            // instance: "ubox", "ubox_fixed", "r2pcie", "qpi0"
     unsigned counters = 4;
     unsigned width = 44;

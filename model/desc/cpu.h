@@ -17,6 +17,8 @@ namespace pmonsim {
 // Keys of the registry (one per descriptor, for options and for storage in
 // other structures). Never compared outside cpu_registry.cpp.
 enum class cpu_model : uint8_t { snb_ep, ivb_ep, nhm_ep, wsm_ep };
+// The CPU every tool models unless told otherwise (DECISIONS.md P1).
+constexpr cpu_model default_cpu = cpu_model::ivb_ep;
 
 enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed };
 constexpr unsigned box_kind_count = 6;

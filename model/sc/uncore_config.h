@@ -10,7 +10,7 @@
 namespace pmonsim {
 
 struct uncore_config {
-    cpu_model cpu = cpu_model::ivb_ep;
+    cpu_model cpu = default_cpu;
     unsigned sockets = 1;
     unsigned qpi_ports = 2;           // up to the CPU's QPI units
     unsigned cpus_per_socket = 16;

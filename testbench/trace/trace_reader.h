@@ -80,7 +80,7 @@ private:
 // The machine a trace is read for (fill it from uncore_config: cpu, sockets,
 // qpi_ports, uclk_hz(), qclk_hz()).
 struct trace_context {
-    cpu_model cpu = cpu_model::ivb_ep;
+    cpu_model cpu = default_cpu;
     unsigned sockets = 1;
     unsigned qpi_ports = 2;
     uint64_t uclk_hz = 2000000000ull;
