@@ -104,7 +104,7 @@ bool parse(int argc, char** argv, options& o) {
         ("cpu", po::value(&cpu)->default_value(cpu), ("CPU: " + cpu_names(", ")).c_str());
     add_model_options(opts, o.cfg);
     opts.add_options()
-        ("start-frozen", po::bool_switch(&o.cfg.start_frozen), "start with the global freeze asserted (ivb-ep)")
+        ("start-frozen", po::bool_switch(&o.cfg.start_frozen), ("start with the global freeze asserted (" + cpus_with_global_freeze() + ")").c_str())
         ("trace", po::value(&o.traces), "QPI packet or event trace replayed as time passes (repeatable)")
         ("clock", po::value(&o.clock)->default_value(o.clock),
          "virtual (time moves when the software sleeps), wall or wall=SCALE (time follows the wall clock)")

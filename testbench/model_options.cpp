@@ -4,13 +4,35 @@
 
 namespace pmonsim {
 
+namespace {
+
+// "snb-ep 2, ivb-ep 3": the QPI ports each CPU may have.
+std::string qpi_ports_by_cpu() {
+    std::string s;
+    for (const cpu_desc& d : cpu_registry())
+        if (const unsigned n = d.units(box_kind::qpi)) s += (s.empty() ? "" : ", ") + std::string(d.name) + " " + std::to_string(n);
+    return s;
+}
+
+}  // namespace
+
+std::string cpus_with_global_freeze() {
+    std::string s;
+    for (const cpu_desc& d : cpu_registry()) switch (d.global) {
+            case global_control::ubox_freeze: s += (s.empty() ? "" : ", ") + std::string(d.name); break;
+            case global_control::none:
+            case global_control::uncore_global_ctrl: break;
+        }
+    return s;
+}
+
 void add_model_options(boost::program_options::options_description& opts, uncore_config& cfg,
                        const std::string& note) {
     namespace po = boost::program_options;
     opts.add_options()
         ("sockets", po::value(&cfg.sockets)->default_value(cfg.sockets), (note + "sockets (1 or 2)").c_str())
         ("qpi-ports", po::value(&cfg.qpi_ports)->default_value(cfg.qpi_ports),
-         (note + "QPI ports per socket (3 allowed on ivb-ep)").c_str())
+         (note + "QPI ports per socket (at most: " + qpi_ports_by_cpu() + ")").c_str())
         ("cpus-per-socket", po::value(&cfg.cpus_per_socket)->default_value(cfg.cpus_per_socket),
          (note + "logical CPUs per socket (MSR cpu c is on socket c / N)").c_str())
         ("uclk-mhz", po::value(&cfg.uclk_mhz)->default_value(cfg.uclk_mhz), (note + "UCLK frequency in MHz").c_str())

@@ -14,6 +14,8 @@ namespace pmonsim {
 void add_model_options(boost::program_options::options_description& opts, uncore_config& cfg,
                        const std::string& note = "");
 
+// The CPUs whose global control has a freeze state (for --start-frozen's help).
+std::string cpus_with_global_freeze();
 // The value of --cpu; throws bad_input (cli_status.h) naming the accepted ones.
 cpu_model parse_cpu_option(const std::string& s);
 

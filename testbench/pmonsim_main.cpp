@@ -113,7 +113,7 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("cpu", po::value(&cpu)->default_value(cpu), ("CPU: " + cpu_names(", ")).c_str());
     add_model_options(opts, o.cfg);
     opts.add_options()
-        ("start-frozen", po::bool_switch(&o.cfg.start_frozen), "start with the global freeze asserted (ivb-ep)")
+        ("start-frozen", po::bool_switch(&o.cfg.start_frozen), ("start with the global freeze asserted (" + cpus_with_global_freeze() + ")").c_str())
         ("trace", po::value(&o.traces), "QPI packet or event trace (repeatable; - is stdin; pipes work)")
         ("script", po::value(&o.script_file), "register-access script (wrmsr/rdmsr/setpci/sleep/echo)")
         ("program", po::value(&o.program_file), "writes-only script run at time 0 when there is no --script")
