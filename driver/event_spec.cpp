@@ -191,28 +191,32 @@ uint64_t parse_number(const draft& d, const std::string& term, const std::string
 // --- filter fields ----------------------------------------------------------------
 
 struct filter_field {
-    const char* name;
+    std::string name;
     bool is_mask;       // config2 (MASK) rather than config1 (MATCH)
     unsigned lo, hi;
     bool raw;           // a whole register: check the documented bits
 };
 
-// Linux's format fields (uncore_snbep.c, qpi-ll.md §2.1) plus the project's raw names.
+// Linux's format fields (uncore_snbep.c, qpi-ll.md §2.1), at the filter
+// fields' declared places, plus the project's raw names.
 const std::vector<filter_field>& filter_fields() {
-    static const std::vector<filter_field> f = {
-        {"match_vnw", false, 3, 4, false},   {"match_opc", false, 5, 8, false},
-        {"match_mc", false, 9, 12, false},   {"match_dnid", false, 13, 17, false},
-        {"match_rnid4", false, 31, 31, false}, {"match_rnid30", false, 32, 35, false},
-        {"match_rds", false, 48, 51, false}, {"match0", false, 0, 31, true},
-        {"match1", false, 32, 63, true},     {"match", false, 0, 63, true},
-        {"config1", false, 0, 63, true},
-        {"mask_vnw", true, 3, 4, false},     {"mask_opc", true, 5, 8, false},
-        {"mask_mc", true, 9, 12, false},     {"mask_dnid", true, 13, 17, false},
-        {"mask_rnid4", true, 31, 31, false}, {"mask_rnid30", true, 32, 35, false},
-        {"mask_rds", true, 48, 51, false},   {"mask0", true, 0, 31, true},
-        {"mask1", true, 32, 63, true},       {"mask", true, 0, 63, true},
-        {"config2", true, 0, 63, true},
-    };
+    static const std::vector<filter_field> f = [] {
+        namespace m = match_bits;
+        const std::pair<const char*, bitfield> linux_names[] = {
+            {"vnw", m::vnw}, {"opc", m::opc}, {"mc", m::mc}, {"dnid", m::dnid},
+            {"rnid4", m::rnid_4}, {"rnid30", m::rnid_3_0}, {"rds", m::rds}};
+        std::vector<filter_field> v;
+        for (const bool is_mask : {false, true}) {
+            const std::string p = is_mask ? "mask" : "match";
+            for (const auto& [n, b] : linux_names)
+                v.push_back({p + "_" + n, is_mask, b.lo, b.hi, false});
+            v.push_back({p + "0", is_mask, 0, 31, true});
+            v.push_back({p + "1", is_mask, 32, 63, true});
+            v.push_back({p, is_mask, 0, 63, true});
+            v.push_back({is_mask ? "config2" : "config1", is_mask, 0, 63, true});
+        }
+        return v;
+    }();
     return f;
 }
 

@@ -85,6 +85,9 @@ struct event_spec {
 event_spec parse_event(const std::string& text, cpu_model cpu, unsigned qpi_ports);
 
 // Documented MATCH/MASK bits ({X1,X0}): MATCH0/MASK0 0x8003FFF8, MATCH1/MASK1 0x000F000F.
-constexpr uint64_t filter_valid_bits = 0x000F000F8003FFF8ull;
+constexpr uint64_t filter_valid_bits = match_bits::vnw.mask() | match_bits::opc.mask() | match_bits::mc.mask() |
+                                       match_bits::dnid.mask() | match_bits::rnid_4.mask() |
+                                       match_bits::rnid_3_0.mask() | match_bits::rds.mask();
+static_assert(filter_valid_bits == 0x000F000F8003FFF8ull);
 
 }  // namespace pmonsim::driver

@@ -178,9 +178,16 @@ TEST(NhmUncore, AddrOpcodeMatchReadsBackItsFields) {
         EXPECT_EQ(rd(sys, kMatch), 0x40001A00'00000000ull);
         sys.msr_write(0, kMatch, 0x20000000'12345678ull | 0x7);  // bits 2:0 reserved
         EXPECT_EQ(rd(sys, kMatch), 0x20000000'12345678ull);
+        sys.msr_write(0, kMatch, 0x60000000'00000000ull);  // MatchSel 011: not an encoding
+        sys.msr_write(0, kMatch, 0);                       // off: nothing to say
     });
-    ASSERT_EQ(sys.diagnostics().records().size(), 1u);
-    EXPECT_NE(sys.diagnostics().records()[0].reason.find("reserved bit(s) 0x7"), std::string::npos);
+    // Each MatchSel that selects says the counts are not filtered by it.
+    const auto& d = sys.diagnostics().records();
+    ASSERT_EQ(d.size(), 4u);
+    EXPECT_NE(d[0].reason.find("does not filter event 0x35"), std::string::npos);
+    EXPECT_NE(d[1].reason.find("reserved bit(s) 0x7"), std::string::npos);
+    EXPECT_NE(d[2].reason.find("does not filter event 0x35"), std::string::npos);
+    EXPECT_NE(d[3].reason.find("not one of the SDM's encodings"), std::string::npos);
 }
 
 // The uncore MSRs are per socket: every CPU of a socket sees the same ones.
