@@ -22,6 +22,7 @@
 #include "sc/time_util.h"
 #include "sim_target.h"
 #include "trace/trace_convert.h"
+#include "trace/trace_input.h"
 #include "vcd/vcd_recorder.h"
 
 namespace po = boost::program_options;
@@ -57,6 +58,8 @@ driver::script load_script(const std::string& file, bool only_writes) {
     driver::script_options o;
     o.only_writes = only_writes;
     if (file == "-") return driver::parse_script(std::cin, "<stdin>", o);
+    if (const std::string why = trace::unreadable_reason(file); !why.empty())
+        throw bad_input(file + ": cannot open: " + why);
     std::ifstream in(file);
     if (!in) throw bad_input(file + ": cannot open");
     return driver::parse_script(in, file, o);
@@ -131,6 +134,8 @@ bool parse_options(int argc, char** argv, run_options& o) {
     po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
     if (vm.count("config")) {
         const std::string file = vm["config"].as<std::string>();
+        if (const std::string why = trace::unreadable_reason(file); !why.empty())
+            throw bad_input("--config: cannot open " + file + ": " + why);
         std::ifstream in(file);
         if (!in) throw bad_input("--config: cannot open " + file);
         po::store(po::parse_config_file(in, opts), vm);  // the command line wins

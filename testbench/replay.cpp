@@ -1,13 +1,18 @@
 #include "replay.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include "trace/trace_input.h"
 
 namespace pmonsim {
 
@@ -70,7 +75,8 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
     for (const std::string& f : files) {
         if (f == "-") {
             paths_.push_back({spool(std::cin, "standard input", temps_), "<stdin>"});
-        } else if (const mode_t t = file_type(f); when_ == checking::before && t != 0 && t != S_IFREG) {
+        } else if (const mode_t t = file_type(f);
+                   when_ == checking::before && t != 0 && t != S_IFREG && t != S_IFDIR) {
             std::ifstream in(f, std::ios::binary);  // (unreadable: the check says so, by name)
             paths_.push_back({in ? spool(in, f, temps_) : f, f});
         } else {
@@ -80,8 +86,23 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
     if (when_ == checking::before) check_all();
     try {
         for (const auto& [path, name] : paths_) {
+            // (A directory opens as a stream that fails on the first read.)
+            if (file_type(path) == S_IFDIR) throw trace::trace_error(name, 0, 0, "cannot open: is a directory");
             streams_.push_back(std::make_unique<std::ifstream>(path, std::ios::binary));
-            if (!*streams_.back()) throw trace::trace_error(name, 0, 0, "cannot open");
+            if (!*streams_.back()) {
+                const int err = errno;
+                if (err == EMFILE) {  // (not this file's fault: say whose limit)
+                    fd_limit_hit_ = true;
+                    struct rlimit lim {};
+                    ::getrlimit(RLIMIT_NOFILE, &lim);
+                    throw trace::trace_error(
+                        name, 0, 0,
+                        "cannot open: " + std::string(std::strerror(err)) + " (the " + std::to_string(paths_.size()) +
+                            " traces are read together, one open file each, and the limit of open files is " +
+                            std::to_string(lim.rlim_cur) + ": raise it with ulimit -n)");
+                }
+                throw trace::trace_error(name, 0, 0, "cannot open: " + trace::unreadable_reason(path));
+            }
             // (A bad header throws here.)
             readers_.push_back(std::make_unique<trace::trace_reader>(*streams_.back(), name, ctx_));
             trace::trace_reader& r = *readers_.back();
@@ -100,14 +121,17 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
     } catch (const trace::trace_error&) {
         // (A bad first batch, or a later file's header: an earlier file's
         // row may be the error to give.)
-        if (when_ == checking::while_replaying && rereadable()) check_all();
+        // (Not when the files used up the descriptors: the check would
+        // blame the first file instead.)
+        if (when_ == checking::while_replaying && rereadable() && !fd_limit_hit_) check_all();
         throw;
     }
 }
 
 void replayer::check_all() {
     for (const auto& [path, name] : paths_) {
-        if (!std::ifstream(path, std::ios::binary)) throw trace::trace_error(name, 0, 0, "cannot open");
+        if (const std::string why = trace::unreadable_reason(path); !why.empty())
+            throw trace::trace_error(name, 0, 0, "cannot open: " + why);
         // By path: a large file is checked on both cores (trace_validate.cpp).
         last_ = std::max(last_, trace::validate_trace(path, name, ctx_).last);
     }

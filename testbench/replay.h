@@ -123,6 +123,7 @@ private:
     // long runs, instead of switching at every event row.
     trace::trace_merger packets_, events_;
     bool more_ = true;  // records left to post
+    bool fd_limit_hit_ = false;  // opening the traces ran out of file descriptors
     time_ps end_ = 0;
     time_ps last_ = 0;  // the last record's time (found by check_all())
     uint64_t posted_ = 0;

@@ -62,6 +62,7 @@
 #include <variant>
 #include <vector>
 
+#include "desc/printable.h"
 #include "driver/script/script_detail.h"
 
 namespace pmonsim::driver {
@@ -69,7 +70,7 @@ namespace pmonsim::driver {
 using namespace script_detail;
 
 script_error::script_error(const std::string& file, unsigned line, const std::string& message)
-    : std::runtime_error(file + ":" + std::to_string(line) + ": " + message),
+    : std::runtime_error(printable(file + ":" + std::to_string(line) + ": " + message)),
       file_(file),
       line_(line),
       message_(message) {}

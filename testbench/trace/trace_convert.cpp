@@ -1,6 +1,7 @@
 // Trace conversion and the text writer (trace_convert.h).
 #include "trace/trace_convert.h"
 #include "trace/trace_boxes.h"
+#include "trace/trace_input.h"
 
 #include <sys/stat.h>
 
@@ -207,6 +208,8 @@ void convert_trace(const std::string& in, const std::string& out, const trace_co
 
     std::ifstream in_file;
     if (!in_std) {
+        if (const std::string why = unreadable_reason(in); !why.empty())
+            throw trace_error(in_name, 0, 0, "cannot open the file: " + why);
         in_file.open(in, std::ios::binary);
         if (!in_file) throw trace_error(in_name, 0, 0, "cannot open the file");
         if (!out_std && same_file(in, out))

@@ -1,14 +1,28 @@
 // Byte sources under the trace readers (trace_input.h).
 #include "trace/trace_input.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "trace/trace_reader.h"
 
 namespace pmonsim::trace {
+
+std::string unreadable_reason(const std::string& path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+    if (S_ISDIR(st.st_mode)) return "is a directory";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::strerror(errno);
+    ::close(fd);
+    return {};
+}
 
 // ---------------------------------------------------------------------------
 // source_buf

@@ -16,6 +16,11 @@
 
 namespace pmonsim::trace {
 
+// Why `path` cannot be read as an input file: "is a directory", or the
+// system's reason (errno: "No such file or directory", "Permission denied",
+// "Too many open files"); empty when it can be opened for reading.
+std::string unreadable_reason(const std::string& path);
+
 // A read-only streambuf over produce(): fills its own buffer, peek() looks
 // ahead without consuming, large sgetn() calls are produced straight into the
 // caller's memory. produce() may throw (trace_error); the exception reaches the

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "trace/batch_pipe.h"
+#include "trace/trace_input.h"
 #include "trace/trace_reader.h"
 
 namespace pmonsim::trace {
@@ -274,6 +275,8 @@ std::size_t trace_merger::add(std::unique_ptr<std::istream> in, std::string file
 }
 
 std::size_t trace_merger::open(const std::string& path, const trace_context& ctx) {
+    if (const std::string why = unreadable_reason(path); !why.empty())
+        throw trace_error(path, 0, 0, "cannot open the file: " + why);
     auto f = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*f) throw trace_error(path, 0, 0, "cannot open the file");
     return add(std::move(f), path, ctx);

@@ -9,6 +9,7 @@
 #include <exception>
 #include <fstream>
 
+#include "desc/printable.h"
 #include "trace/trace_binary.h"
 #include "trace/trace_boxes.h"
 #include "trace/trace_input.h"
@@ -34,7 +35,7 @@ std::string compose(const std::string& file, unsigned line, unsigned column,
 }  // namespace
 
 trace_error::trace_error(std::string file, unsigned line, unsigned column, std::string reason)
-    : std::runtime_error(compose(file, line, column, reason)),
+    : std::runtime_error(printable(compose(file, line, column, reason))),
       file_(std::move(file)),
       line_(line),
       column_(column),

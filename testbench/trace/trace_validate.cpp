@@ -236,6 +236,8 @@ bool detail::validate_in_halves(const std::string& path, const std::string& name
 trace_summary validate_trace(const std::string& path, const std::string& name,
                              const trace_context& ctx) {
     trace_summary s{};
+    if (const std::string why = unreadable_reason(path); !why.empty())
+        throw trace_error(name, 0, 0, "cannot open the file: " + why);
     if (detail::validate_in_halves(path, name, ctx, s)) return s;
     std::ifstream in(path, std::ios::binary);
     if (!in) throw trace_error(name, 0, 0, "cannot open the file");

@@ -904,7 +904,7 @@ TEST(TraceBinaryConvert, ErrorsLeaveNoOutputFile) {
                     "there)");
     EXPECT_FALSE(exists(out));
     // Inputs and outputs that cannot be used.
-    EXPECT_EQ(convert_error(tmp("missing.csv"), out), tmp("missing.csv") + ": cannot open the file");
+    EXPECT_EQ(convert_error(tmp("missing.csv"), out), tmp("missing.csv") + ": cannot open the file: No such file or directory");
     EXPECT_FALSE(exists(out));
     write_file(bin, packets_ps + records);
     EXPECT_EQ(convert_error(bin, "/nonexistent/dir/x.csv"), "/nonexistent/dir/x.csv: cannot create the file");

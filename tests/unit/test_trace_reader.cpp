@@ -927,7 +927,7 @@ TEST(TraceMerge, ErrorsNameTheirFile) {
         m2.open("/nonexistent/dir/t.csv", ivb_ctx());
         FAIL() << "no error";
     } catch (const trace_error& e) {
-        EXPECT_EQ(std::string(e.what()), "/nonexistent/dir/t.csv: cannot open the file");
+        EXPECT_EQ(std::string(e.what()), "/nonexistent/dir/t.csv: cannot open the file: No such file or directory");
     }
 }
 

@@ -115,7 +115,7 @@ TEST(TraceValidateFile, ErrorsAreThoseOfOnePass) {
     expect_same("cycle,port,dir,mc\n1,0,rx,NDR\n", false, "small.csv");
     // Missing file.
     EXPECT_EQ(outcome([] { return validate_trace("/nonexistent/t.csv", "t.csv", ctx_of()); }),
-              "error t.csv: cannot open the file");
+              "error t.csv: cannot open the file: No such file or directory");
 }
 
 TEST(TraceValidateFile, LargeBinaryFilesTooIncludingBrokenOnes) {

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Inputs that cannot be read, or hold bytes a message cannot show (issue 14,
+# items 8-10): each is a clear error, exit status 2, naming the file and why.
+#  - a directory as --trace (checked first or while replaying), --script,
+#    --program or --config: "is a directory" (it was an internal error, or
+#    read as empty);
+#  - a missing file: the system's reason;
+#  - a NUL byte in a script or a trace: shown as \x00, the message whole;
+#  - more traces than open files allowed: the limit, not a good file, blamed.
+# Usage: unreadable_inputs.sh PMONSIM
+set -uo pipefail
+pmonsim=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+expect() {  # name, stderr fragment, args...
+  local name=$1 want=$2; shift 2
+  "$pmonsim" "$@" > "$work/out" 2> "$work/err"
+  local rc=$?
+  [ "$rc" = 2 ] || fail "$name: exit $rc, expected 2 ($(cat "$work/err"))"
+  grep -qF -- "$want" "$work/err" || fail "$name: stderr '$(cat "$work/err")' lacks '$want'"
+  [ ! -s "$work/out" ] || fail "$name: printed a report"
+  echo "ok: $name"
+}
+mkdir "$work/dir"
+expect trace_dir "$work/dir: cannot open: is a directory" --trace "$work/dir"
+expect trace_dir_first "$work/dir: cannot open: is a directory" --trace "$work/dir" --check-first
+expect script_dir "$work/dir: cannot open: is a directory" --script "$work/dir"
+expect program_dir "$work/dir: cannot open: is a directory" --program "$work/dir"
+expect config_dir "--config: cannot open $work/dir: is a directory" --config "$work/dir"
+expect trace_missing "$work/none.csv: cannot open: No such file or directory" --trace "$work/none.csv"
+expect script_missing "$work/none.sh: cannot open: No such file or directory" --script "$work/none.sh"
+
+printf 'wrmsr 0xc00 0x1\nrdmsr \0x12\n' > "$work/nul.sh"
+expect script_nul "nul.sh:2: '\\x00' has a meaning to sh" --script "$work/nul.sh"
+printf 'time,socket,port,dir,mc\n0,0,0,rx,DR\0S\n' > "$work/nul.csv"
+expect trace_nul "column 'mc': 'DR\\x00S' is not a message class" --trace "$work/nul.csv"
+
+for i in $(seq 100 179); do printf 'time,socket,port,dir,mc\n%d,0,0,rx,DRS\n' "$i" > "$work/p$i.csv"; done
+args=()
+for f in "$work"/p*.csv; do args+=(--trace "$f"); done
+(ulimit -n 40 && "$pmonsim" "${args[@]}" > "$work/out" 2> "$work/err"; echo $? > "$work/rc")
+[ "$(cat "$work/rc")" = 2 ] || fail "fd limit: exit $(cat "$work/rc")"
+grep -qF "Too many open files (the 80 traces are read together, one open file each, and the limit of open files is 40: raise it with ulimit -n)" \
+  "$work/err" || fail "fd limit: $(cat "$work/err")"
+echo "ok: fd limit"
+expect convert_dir "$work/dir: cannot open the file: is a directory" convert "$work/dir" "$work/x.bin"
+[ ! -e "$work/x.bin" ] || fail "convert_dir: made an output"
