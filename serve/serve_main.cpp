@@ -22,6 +22,7 @@
 
 #include "cli_status.h"
 #include "model_options.h"
+#include "output_file.h"
 #include "replay.h"
 #include "report.h"
 #include "serve/machine_view.h"
@@ -212,25 +213,22 @@ void quiet_info(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
     sc_core::sc_report_handler::default_handler(r, a);
 }
 
-// Writes the report completely under a temporary name, then renames it.
+// Writes the report (output_file.h: complete or absent); false, with the
+// reason on stderr, when it could not be written.
 bool write_report(uncore_system& sys, const options& o) {
     if (o.report_none) return true;
-    if (o.report_file.empty()) {
-        print_report(std::cout, sys, o.report);
-        std::cout.flush();
-        return static_cast<bool>(std::cout);
-    }
-    const std::string tmp = o.report_file + ".tmp";
-    {
-        std::ofstream out(tmp);
-        print_report(out, sys, o.report);
-        out.close();
-        if (!out) {
-            std::remove(tmp.c_str());
-            return false;
+    try {
+        if (o.report_file.empty()) {
+            print_report(std::cout, sys, o.report);
+            check_stream(std::cout, "standard output");
+        } else {
+            write_output(o.report_file, [&](std::ostream& out) { print_report(out, sys, o.report); });
         }
+        return true;
+    } catch (const output_error& e) {
+        std::cerr << "pmonsim: the report: " << e.what() << "\n";
+        return false;
     }
-    return std::rename(tmp.c_str(), o.report_file.c_str()) == 0;
 }
 
 }  // namespace
@@ -310,10 +308,7 @@ int sc_main(int argc, char** argv) {
             std::cerr << me << ": cannot write the log " << o.log_file << "\n";
             return kExitInternal;
         }
-        if (!write_report(sys, o)) {
-            std::cerr << me << ": cannot write the report" << (o.report_file.empty() ? "" : " to " + o.report_file) << "\n";
-            return kExitInternal;
-        }
+        if (!write_report(sys, o)) return kExitInternal;  // (it said why)
         const int status = o.exec ? exit_status_of(srv.child_wait_status()) : kExitOk;
         if (status != 0) return status;
         if (o.strict && !sys.diagnostics().records().empty()) {

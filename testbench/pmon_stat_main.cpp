@@ -18,6 +18,7 @@
 #include "driver/session.h"
 #include "driver/topology.h"
 #include "model_options.h"
+#include "output_file.h"
 #include "replay.h"
 #include "sc/time_util.h"
 #include "sim_target.h"
@@ -344,7 +345,7 @@ int sc_main(int, char**) {
     }
 }
 
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
     stat_options& o = g_opts;
     try {
         if (!parse(argc, argv, o)) return kExitOk;
@@ -380,4 +381,17 @@ int main(int argc, char** argv) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+// What pmon-stat printed must have reached its output (a full disk, a closed
+// pipe): otherwise exit 1 saying so, as perf does.
+int main(int argc, char** argv) {
+    const int rc = run_main(argc, argv);
+    try {
+        check_stream(std::cout, "standard output");
+    } catch (const output_error& e) {
+        std::cerr << "pmon-stat: " << e.what() << "\n";
+        return rc ? rc : kExitInternal;
+    }
+    return rc;
 }

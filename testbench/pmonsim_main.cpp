@@ -17,6 +17,7 @@
 #include "driver/script/script.h"
 #include "cli_status.h"
 #include "model_options.h"
+#include "output_file.h"
 #include "replay.h"
 #include "report.h"
 #include "sc/time_util.h"
@@ -276,7 +277,14 @@ int sc_main(int argc, char** argv) {
         session s("session", sys, *rep, o, script.get(), program.get(), check_while_replaying ? held_out : std::cout,
                   check_while_replaying ? held_err : std::cerr);
         sc_core::sc_start();
-        if (vcd) vcd->close();
+        if (vcd) {
+            try {
+                vcd->close();
+            } catch (const output_error& e) {
+                std::cerr << "pmonsim: --vcd: " << e.what() << "\n";
+                return kExitInternal;
+            }
+        }
         try {
             rep->finish_checks();
         } catch (const trace::trace_error& e) {
@@ -290,15 +298,16 @@ int sc_main(int argc, char** argv) {
             return kExitInternal;
         }
         if (!o.report_none) {
-            if (o.report_file.empty()) {
-                print_report(std::cout, sys, o.report);
-            } else {
-                std::ofstream out(o.report_file);
-                print_report(out, sys, o.report);
-                if (!out) {
-                    std::cerr << "pmonsim: cannot write the report to " << o.report_file << "\n";
-                    return kExitInternal;
+            try {
+                if (o.report_file.empty()) {
+                    print_report(std::cout, sys, o.report);
+                    check_stream(std::cout, "standard output");
+                } else {
+                    write_output(o.report_file, [&](std::ostream& out) { print_report(out, sys, o.report); });
                 }
+            } catch (const output_error& e) {
+                std::cerr << "pmonsim: the report: " << e.what() << "\n";
+                return kExitInternal;
             }
         }
         if (s.status != 0) return s.status;

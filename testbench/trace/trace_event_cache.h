@@ -81,7 +81,7 @@ private:
         buf[n++] = static_cast<char>(kind);
         for (std::string_view f : {ext, event, umask}) {
             buf[n++] = static_cast<char>(f.size());
-            std::memcpy(buf + n, f.data(), f.size());
+            if (!f.empty()) std::memcpy(buf + n, f.data(), f.size());  // (an absent column: data() may be null)
             n += f.size();
         }
         return n;

@@ -100,8 +100,7 @@ vcd_recorder::vcd_recorder(sc_core::sc_module_name name, uncore_system& sys, con
         }
     }
 
-    out_.open(opt_.file, std::ios::out | std::ios::trunc);
-    if (!out_) throw std::runtime_error("vcd: cannot write " + opt_.file);
+    file_ = std::make_unique<staged_output>(opt_.file);  // (throws output_error)
     write_header();
 
     SC_HAS_PROCESS(vcd_recorder);
@@ -198,7 +197,7 @@ std::vector<std::string> vcd_recorder::recorded_signals() const {
 }
 
 void vcd_recorder::write_header() {
-    out_ << "$version pmonsim vcd_recorder $end\n$timescale 1ps $end\n";
+    out() << "$version pmonsim vcd_recorder $end\n$timescale 1ps $end\n";
     std::vector<std::string> open;  // current scope path
     for (const signal& s : signals_) {
         std::vector<std::string> path;
@@ -207,14 +206,14 @@ void vcd_recorder::write_header() {
             path.push_back(s.name.substr(from, dot - from));
         size_t common = 0;
         while (common < open.size() && common < path.size() && open[common] == path[common]) ++common;
-        for (size_t k = open.size(); k > common; --k) out_ << "$upscope $end\n";
-        for (size_t k = common; k < path.size(); ++k) out_ << "$scope module " << path[k] << " $end\n";
+        for (size_t k = open.size(); k > common; --k) out() << "$upscope $end\n";
+        for (size_t k = common; k < path.size(); ++k) out() << "$scope module " << path[k] << " $end\n";
         open = path;
-        out_ << "$var wire " << s.width << " " << s.id << " " << s.name.substr(from) << " $end\n";
+        out() << "$var wire " << s.width << " " << s.id << " " << s.name.substr(from) << " $end\n";
     }
-    for (size_t k = open.size(); k > 0; --k) out_ << "$upscope $end\n";
-    out_ << "$enddefinitions $end\n";
-    out_.flush();
+    for (size_t k = open.size(); k > 0; --k) out() << "$upscope $end\n";
+    out() << "$enddefinitions $end\n";
+    out().flush();
 }
 
 void vcd_recorder::run() {
@@ -263,12 +262,12 @@ void vcd_recorder::sample(bool initial, time_ps now) {
     for (size_t d = 0; d < domains_.size(); ++d)
         due[d] = domains_[d].used && (initial || domains_[d].clock.cycle_start(domains_[d].next) == now);
     if (initial) {
-        out_ << "#" << now << "\n$dumpvars\n";
+        out() << "#" << now << "\n$dumpvars\n";
         for (signal& s : signals_) {
             s.last = s.read();
-            out_ << vcd_value(s.last, s.width, s.id) << "\n";
+            out() << vcd_value(s.last, s.width, s.id) << "\n";
         }
-        out_ << "$end\n";
+        out() << "$end\n";
         wrote_time_ = true;
         last_time_ = now;
     } else {
@@ -279,11 +278,11 @@ void vcd_recorder::sample(bool initial, time_ps now) {
             if (v == s.last) continue;
             s.last = v;
             if (!stamped) {
-                out_ << "#" << now << "\n";
+                out() << "#" << now << "\n";
                 stamped = true;
                 last_time_ = now;
             }
-            out_ << vcd_value(v, s.width, s.id) << "\n";
+            out() << vcd_value(v, s.width, s.id) << "\n";
         }
     }
     for (size_t d = 0; d < domains_.size(); ++d)
@@ -296,28 +295,40 @@ void vcd_recorder::finish() {
 }
 
 void vcd_recorder::flush() {
-    if (out_.is_open()) out_.flush();
+    if (file_ && !closed_) out().flush();
 }
 
-void vcd_recorder::end_of_simulation() { close(); }
+// (SystemC's end of simulation: the owner's close() afterwards says what failed.)
+void vcd_recorder::end_of_simulation() {
+    try {
+        close();
+    } catch (const output_error&) {
+    }
+}
 
 void vcd_recorder::close() {
-    if (closed_) return;
+    if (closed_) {
+        if (!error_.empty()) throw output_error(error_);
+        return;
+    }
     closed_ = true;
     finished_ = true;
     time_ps final_time = opt_.start;
     if (wrote_time_) {
         final_time = std::min({opt_.end, now_ps(), stopped_at_});
-        if (final_time > last_time_) out_ << "#" << final_time << "\n";
+        if (final_time > last_time_) out() << "#" << final_time << "\n";
     }
-    out_.close();
-    write_gtkw(final_time);
+    try {  // the dump, then its save file: each complete or absent
+        file_->commit();
+        write_output(gtkw_, [&](std::ostream& g) { write_gtkw(g, final_time); });
+    } catch (const output_error& e) {
+        error_ = e.what();
+        throw;
+    }
 }
 
-void vcd_recorder::write_gtkw(time_ps final_time) {
+void vcd_recorder::write_gtkw(std::ostream& g, time_ps final_time) {
     namespace fs = std::filesystem;
-    std::ofstream g(gtkw_, std::ios::out | std::ios::trunc);
-    if (!g) throw std::runtime_error("vcd: cannot write " + gtkw_);
     // Absolute paths; GTKWave also finds the dump next to a moved save file
     // through [savefile].
     // High enough for every row (a group takes two: its start and its end).

@@ -34,6 +34,7 @@
 #pragma once
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <functional>
 #include <limits>
 #include <string>
@@ -41,6 +42,7 @@
 #include <vector>
 
 #include "desc/clock.h"
+#include "output_file.h"
 #include "sc/uncore_system.h"
 
 namespace pmonsim {
@@ -82,7 +84,10 @@ std::string gtkw_path_for(const std::string& vcd_file);
 //
 // close() ends the dump with a last timestamp (the window's end, the time the
 // recorder stopped, or now, whichever is first) and writes the .gtkw; it runs
-// at the end of simulation (sc_stop) and in the destructor.
+// at the end of simulation (sc_stop) and in the destructor. Both files are
+// complete or absent (output_file.h): the dump is written under a temporary
+// name until then, and close() throws output_error when a write failed (a
+// later call again; the end of simulation and the destructor keep quiet).
 //
 // One recorder per simulation (a second one throws std::logic_error): it
 // waits for every other process at each instant, and a second recorder would
@@ -128,7 +133,7 @@ private:
              std::function<uint64_t()> read);
     void add_box(const std::string& prefix, const std::string& group, box_module& b, size_t dom);
     void write_header();
-    void write_gtkw(time_ps final_time);
+    void write_gtkw(std::ostream& g, time_ps final_time);
     void run();
     void sample(bool initial, time_ps now);
     void finish();
@@ -139,7 +144,9 @@ private:
     std::vector<std::string> available_;
     std::vector<signal> signals_;
     std::vector<domain> domains_;
-    std::ofstream out_;
+    std::unique_ptr<staged_output> file_;  // the dump, under a temporary name until close()
+    std::ostream& out() { return file_->stream(); }
+    std::string error_;  // why close() failed
     bool started_ = false, finished_ = false, closed_ = false;
     bool wrote_time_ = false;
     time_ps last_time_ = 0;

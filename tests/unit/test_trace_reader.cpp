@@ -262,7 +262,7 @@ TEST(TracePackets, EveryColumnWithNamedValues) {
     EXPECT_EQ(p[0].cycle, 0u);
     EXPECT_EQ(p[0].socket, 0u);
     EXPECT_EQ(p[0].packet.mc, qpi_mc::hom0);
-    EXPECT_EQ(p[0].packet.flits, 1u);
+    EXPECT_EQ(unsigned{p[0].packet.flits}, 1u);
     EXPECT_FALSE(p[0].packet.ring_ad);
 
     EXPECT_EQ(p[1].line, 3u);
@@ -277,7 +277,7 @@ TEST(TracePackets, EveryColumnWithNamedValues) {
     EXPECT_EQ(p[1].packet.rnid, 31);
     EXPECT_EQ(p[1].packet.dnid, 31);
     EXPECT_EQ(p[1].packet.rds, 8);
-    EXPECT_EQ(p[1].packet.flits, 11u);  // DRS with OPC[3] = 1
+    EXPECT_EQ(unsigned{p[1].packet.flits}, 11u);  // DRS with OPC[3] = 1
 
     EXPECT_EQ(p[2].cycle, 13u);
     EXPECT_EQ(p[2].packet.mc, qpi_mc::ndr);
@@ -329,7 +329,7 @@ TEST(TracePackets, FlitsDefaultToTheClassSizeAndCanBeGiven) {
     const std::vector<unsigned> want = {1, 1, 1, 1, 1, 3, 9, 11, 9, 11, 5, 2, 65535};
     ASSERT_EQ(p.size(), want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-        EXPECT_EQ(p[i].packet.flits, want[i]) << i;
+        EXPECT_EQ(unsigned{p[i].packet.flits}, want[i]) << i;
         // Filling the size in explicitly does not change the packet's shape.
         qpi_packet dflt = p[i].packet;
         dflt.flits = 0;

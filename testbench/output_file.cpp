@@ -1,0 +1,117 @@
+#include "output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace pmonsim {
+
+namespace {
+
+// A target that is there and not a regular file (a device, a FIFO) takes the
+// output itself: it cannot be replaced by a rename.
+bool written_directly(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+std::string reason(int err) { return err ? std::strerror(err) : "the stream failed"; }
+
+}  // namespace
+
+// A buffered file descriptor that keeps the errno of the first failed write
+// (std::ofstream loses it).
+class staged_output::file_buf : public std::streambuf {
+public:
+    explicit file_buf(int fd) : fd_(fd) { setp(buf_, buf_ + sizeof buf_); }
+    ~file_buf() override {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int error() const { return err_; }
+    bool drain() {
+        for (const char* p = pbase(); p < pptr();) {
+            const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                if (!err_) err_ = n < 0 ? errno : EIO;
+                setp(buf_, buf_ + sizeof buf_);
+                return false;
+            }
+            p += n;
+        }
+        setp(buf_, buf_ + sizeof buf_);
+        return true;
+    }
+    bool close_fd() {
+        const bool ok = drain() && !err_;
+        if (fd_ >= 0 && ::close(fd_) != 0 && !err_) err_ = errno;
+        fd_ = -1;
+        return ok && !err_;
+    }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (!drain()) return traits_type::eof();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) sputc(traits_type::to_char_type(c));
+        return traits_type::not_eof(c);
+    }
+    int sync() override { return drain() ? 0 : -1; }
+
+private:
+    int fd_;
+    int err_ = 0;
+    char buf_[1 << 16];
+};
+
+staged_output::staged_output(const std::string& path) : path_(path), out_(nullptr) {
+    if (!written_directly(path)) tmp_ = path + ".tmp" + std::to_string(::getpid());
+    const int fd = ::open((tmp_.empty() ? path_ : tmp_).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        done_ = true;
+        throw output_error(path_ + ": cannot write: " + reason(errno));
+    }
+    buf_ = std::make_unique<file_buf>(fd);
+    out_.rdbuf(buf_.get());
+}
+
+staged_output::~staged_output() {
+    if (!done_ && !tmp_.empty()) std::remove(tmp_.c_str());
+}
+
+void staged_output::fail(int err) {
+    done_ = true;
+    if (!tmp_.empty()) std::remove(tmp_.c_str());
+    throw output_error(path_ + ": cannot write: " + reason(err));
+}
+
+void staged_output::check() {
+    if (done_) return;
+    out_.flush();
+    if (!out_ || buf_->error()) fail(buf_->error());
+}
+
+void staged_output::commit() {
+    if (done_) return;
+    out_.flush();
+    if (!out_ || buf_->error() || !buf_->close_fd()) fail(buf_->error());
+    if (!tmp_.empty() && std::rename(tmp_.c_str(), path_.c_str()) != 0) fail(errno);
+    done_ = true;
+}
+
+void write_output(const std::string& path, const std::function<void(std::ostream&)>& produce) {
+    staged_output o(path);
+    produce(o.stream());
+    o.commit();
+}
+
+void check_stream(std::ostream& os, const std::string& what) {
+    errno = 0;
+    os.flush();
+    if (!os) throw output_error(what + ": cannot write: " + reason(errno));
+}
+
+}  // namespace pmonsim
