@@ -215,15 +215,10 @@ void quiet_info(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
 
 // Writes the report (output_file.h: complete or absent); false, with the
 // reason on stderr, when it could not be written.
-bool write_report(uncore_system& sys, const options& o) {
+bool report_to_file(uncore_system& sys, const options& o) {
     if (o.report_none) return true;
     try {
-        if (o.report_file.empty()) {
-            print_report(std::cout, sys, o.report);
-            check_stream(std::cout, "standard output");
-        } else {
-            write_output(o.report_file, [&](std::ostream& out) { print_report(out, sys, o.report); });
-        }
+        write_report(sys, o.report, o.report_file);
         return true;
     } catch (const output_error& e) {
         std::cerr << "pmonsim: the report: " << e.what() << "\n";
@@ -308,7 +303,7 @@ int sc_main(int argc, char** argv) {
             std::cerr << me << ": cannot write the log " << o.log_file << "\n";
             return kExitInternal;
         }
-        if (!write_report(sys, o)) return kExitInternal;  // (it said why)
+        if (!report_to_file(sys, o)) return kExitInternal;  // (it said why)
         const int status = o.exec ? exit_status_of(srv.child_wait_status()) : kExitOk;
         if (status != 0) return status;
         if (o.strict && !sys.diagnostics().records().empty()) {

@@ -299,12 +299,7 @@ int sc_main(int argc, char** argv) {
         }
         if (!o.report_none) {
             try {
-                if (o.report_file.empty()) {
-                    print_report(std::cout, sys, o.report);
-                    check_stream(std::cout, "standard output");
-                } else {
-                    write_output(o.report_file, [&](std::ostream& out) { print_report(out, sys, o.report); });
-                }
+                write_report(sys, o.report, o.report_file);
             } catch (const output_error& e) {
                 std::cerr << "pmonsim: the report: " << e.what() << "\n";
                 return kExitInternal;

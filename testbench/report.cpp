@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli_status.h"
+#include "output_file.h"
 #include "sc/time_util.h"
 
 namespace pmonsim {
@@ -221,6 +223,15 @@ void print_report(std::ostream& os, uncore_system& sys, report_format f) {
         case report_format::table: print_table(os, g, sys.diagnostics()); break;
         case report_format::csv: print_csv(os, g, sys.diagnostics()); break;
         case report_format::json: print_json(os, sys, g, sys.diagnostics()); break;
+    }
+}
+
+void write_report(uncore_system& sys, report_format f, const std::string& file) {
+    if (file.empty()) {
+        print_report(std::cout, sys, f);
+        check_stream(std::cout, "standard output");
+    } else {
+        write_output(file, [&](std::ostream& out) { print_report(out, sys, f); });
     }
 }
 

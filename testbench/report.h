@@ -18,5 +18,8 @@ bool parse_report_format(const std::string& s, report_format& f);
 void parse_report_option(const std::string& s, report_format& f, bool& none);
 
 void print_report(std::ostream& os, uncore_system& sys, report_format f);
+// The report to `file` (complete or absent, output_file.h), or to standard
+// output when `file` is empty; throws output_error when it cannot be written.
+void write_report(uncore_system& sys, report_format f, const std::string& file);
 
 }  // namespace pmonsim
