@@ -139,7 +139,17 @@ bool parse_options(int argc, char** argv, run_options& o) {
             throw bad_input("--config: cannot open " + file + ": " + why);
         std::ifstream in(file);
         if (!in) throw bad_input("--config: cannot open " + file);
-        po::store(po::parse_config_file(in, opts), vm);  // the command line wins
+        // Read bounded (a configuration is a few lines; /dev/zero is not one).
+        constexpr std::size_t kMaxConfig = 1 << 20;
+        std::string text(kMaxConfig + 1, '\0');
+        in.read(text.data(), static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxConfig)
+            throw bad_input("--config: " + file + " is larger than " + std::to_string(kMaxConfig) + " bytes");
+        if (text.find('\0') != std::string::npos)
+            throw bad_input("--config: " + file + " holds a NUL byte: not a text file");
+        std::istringstream parsed(text);
+        po::store(po::parse_config_file(parsed, opts), vm);  // the command line wins
     }
     po::notify(vm);
     if (vm.count("help")) {

@@ -36,10 +36,35 @@ std::string spool(std::istream& in, const std::string& what,
     std::FILE* f = std::tmpfile();
     if (!f) throw std::runtime_error("cannot create a temporary file for " + what);
     temps.emplace_back(f, &std::fclose);
+    // Checked as it is copied: a text trace's lines are bounded, so an
+    // endless input without newlines (/dev/zero) stops at once. (Compressed
+    // and binary traces are checked by their reader afterwards.)
     char buf[65536];
-    while (in.read(buf, sizeof buf) || in.gcount())
-        if (std::fwrite(buf, 1, static_cast<size_t>(in.gcount()), f) != static_cast<size_t>(in.gcount()))
-            throw std::runtime_error("cannot write the temporary copy of " + what);
+    bool text = true, first = true;
+    std::size_t since_newline = 0;
+    while (in.read(buf, sizeof buf) || in.gcount()) {
+        const std::size_t n = static_cast<size_t>(in.gcount());
+        if (first) {
+            text = !(n >= 2 && static_cast<unsigned char>(buf[0]) == 0x1f && static_cast<unsigned char>(buf[1]) == 0x8b) &&
+                   !(n >= 4 && std::memcmp(buf, "PMON", 4) == 0);
+            first = false;
+        }
+        if (text) {  // each line's length, across chunks
+            constexpr std::size_t kMax = trace::trace_reader::max_line_length;
+            const char *p = buf, *const end = buf + n;
+            bool too_long = false;
+            while (const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))) {
+                too_long |= since_newline + static_cast<size_t>(nl - p) > kMax;
+                since_newline = 0;
+                p = nl + 1;
+            }
+            since_newline += static_cast<size_t>(end - p);
+            if (too_long || since_newline > kMax)
+                throw trace::trace_error(what, 0, 0,
+                                         "a line is longer than " + std::to_string(kMax) + " bytes: not a text trace");
+        }
+        if (std::fwrite(buf, 1, n, f) != n) throw std::runtime_error("cannot write the temporary copy of " + what);
+    }
     if (std::fflush(f) != 0) throw std::runtime_error("cannot write the temporary copy of " + what);
     return "/proc/self/fd/" + std::to_string(fileno(f));
 }

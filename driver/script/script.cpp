@@ -141,12 +141,28 @@ overloaded(F...) -> overloaded<F...>;
 
 }  // namespace
 
+// One line into `line`, without its newline; false at the end of the input.
+// Lines are bounded: a file without newlines (/dev/zero) must not be read
+// whole into memory.
+static bool read_line(std::istream& in, std::string& line, const std::string& filename, unsigned number) {
+    line.clear();
+    std::streambuf* sb = in.rdbuf();
+    for (int c = sb->sbumpc(); c != std::char_traits<char>::eof(); c = sb->sbumpc()) {
+        if (c == '\n') return true;
+        if (line.size() == max_script_line)
+            throw script_error(filename, number,
+                               "the line is longer than " + std::to_string(max_script_line) + " bytes");
+        line += static_cast<char>(c);
+    }
+    return !line.empty();
+}
+
 script parse_script(std::istream& in, const std::string& filename, const script_options& options) {
     script s;
     s.filename = filename;
     std::string line;
     unsigned number = 0;
-    while (std::getline(in, line)) {
+    while (read_line(in, line, filename, number + 1)) {
         ++number;
         try {
             const std::vector<std::string> words = split_words(line);

@@ -41,6 +41,9 @@
 namespace pmonsim::driver {
 
 // A bad script: what() is "FILE:LINE: MESSAGE", the message naming the bad token.
+// The longest line a script may have.
+constexpr std::size_t max_script_line = 65536;
+
 class script_error : public std::runtime_error {
 public:
     script_error(const std::string& file, unsigned line, const std::string& message);

@@ -6,7 +6,10 @@
 #    read as empty);
 #  - a missing file: the system's reason;
 #  - a NUL byte in a script or a trace: shown as \x00, the message whole;
-#  - more traces than open files allowed: the limit, not a good file, blamed.
+#  - more traces than open files allowed: the limit, not a good file, blamed;
+#  - endless input (/dev/zero) as a script, program, configuration or piped
+#    trace: a bounded read and an error at once (item 7), not gigabytes
+#    read or copied first.
 # Usage: unreadable_inputs.sh PMONSIM
 set -uo pipefail
 pmonsim=$1
@@ -15,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 expect() {  # name, stderr fragment, args...
   local name=$1 want=$2; shift 2
-  "$pmonsim" "$@" > "$work/out" 2> "$work/err"
+  timeout 60 "$pmonsim" "$@" > "$work/out" 2> "$work/err"
   local rc=$?
   [ "$rc" = 2 ] || fail "$name: exit $rc, expected 2 ($(cat "$work/err"))"
   grep -qF -- "$want" "$work/err" || fail "$name: stderr '$(cat "$work/err")' lacks '$want'"
@@ -46,3 +49,11 @@ grep -qF "Too many open files (the 80 traces are read together, one open file ea
 echo "ok: fd limit"
 expect convert_dir "$work/dir: cannot open the file: is a directory" convert "$work/dir" "$work/x.bin"
 [ ! -e "$work/x.bin" ] || fail "convert_dir: made an output"
+
+expect script_zero "/dev/zero:1: the line is longer than 65536 bytes" --script /dev/zero
+expect program_zero "/dev/zero:1: the line is longer than 65536 bytes" --program /dev/zero
+expect config_zero "--config: /dev/zero is larger than 1048576 bytes" --config /dev/zero
+expect trace_zero_checked_first "/dev/zero: a line is longer than 65536 bytes" --trace /dev/zero --check-first
+timeout 60 "$pmonsim" --trace - < /dev/zero > "$work/out" 2> "$work/err"
+[ $? = 2 ] && grep -qF "standard input: a line is longer than 65536 bytes" "$work/err" || fail "stdin zero: $(cat "$work/err")"
+echo "ok: trace_zero_stdin"
