@@ -23,6 +23,9 @@ trace::trace_context trace_context_of(const uncore_config& cfg) {
     c.qpi_ports = cfg.qpi_ports;
     c.uclk_hz = cfg.uclk_hz();
     c.qclk_hz = cfg.qclk_hz();
+    // (Half the model's range: the flits of the last packets, queued behind
+    // each other, still end inside it.)
+    c.max_time = max_model_time / 2;
     return c;
 }
 
@@ -200,7 +203,7 @@ time_ps replayer::time_left(time_ps now) const {
     for (const box_ref& b : boxes_)
         if (b.link)
             for (qpi_dir d : {qpi_dir::rx, qpi_dir::tx}) {
-                const cycle_t after = (b.link->next_free_slot(d) + 1) / 2;
+                const cycle_t after = cycle_of_slot(b.link->next_free_slot(d) + slots_per_cycle - 1);
                 end = std::max(end, b.module->core().clock().cycle_start(after));
             }
     return end > now ? end - now : 0;

@@ -63,6 +63,10 @@ std::vector<driver::pci_device_info> sim_target::pci_devices() {
 }
 
 void sim_target::advance(uint64_t ps) {
+    // (Checked: a step past the model's time range must not wrap into a
+    // time before now, which would never be reached.)
+    if (ps > max_model_time - std::min(now_ps(), max_model_time))
+        throw std::out_of_range("a wait of " + std::to_string(ps) + " ps would pass the model's time range (2^63 ps)");
     const time_ps end = now_ps() + ps;
     while (now_ps() < end) {
         time_ps step_end = std::min(end, now_ps() + chunk_);

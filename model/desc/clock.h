@@ -14,6 +14,10 @@ namespace pmonsim {
 using time_ps = uint64_t;
 using cycle_t = uint64_t;
 
+// The model's time range: 2^63 ps (about 106 days), half of what 64 bits
+// hold, so that a time plus any step the model takes never wraps.
+constexpr time_ps max_model_time = time_ps{1} << 63;
+
 class clock_domain {
 public:
     explicit clock_domain(uint64_t hz = 1000000000ull) : hz_(hz) {

@@ -333,6 +333,9 @@ struct alignas(64) binary_trace_decoder::impl {
                     "is too large (its start time does not fit in 64-bit picoseconds)");
             t = clk.cycle_start(cyc);
         }
+        if (t > ctx.max_time)
+            bad(unit == time_unit::ps ? "time" : "cycle", unit == time_unit::ps ? ns_value(t) : num(cyc),
+                "is beyond the model's time range (" + detail::time_range_text(ctx.max_time) + ")");
         if (have_prev && t < prev_time) time_goes_back(clk_name, t, cyc);
     }
 
@@ -566,6 +569,9 @@ struct alignas(64) binary_trace_decoder::impl {
         else take_time(ld64(b + ev::time), uclk, "UCLK", r.time, r.cycle);
         if (r.cycle > std::numeric_limits<uint64_t>::max() - r.repeat)
             bad("repeat", num(r.repeat), "is too large: the run would pass the last cycle");
+        if (!ctx.run_fits(qclk_kind[static_cast<unsigned>(r.kind)] ? qclk : uclk, r.cycle, r.repeat))
+            bad("repeat", num(r.repeat),
+                "is too large: the run would end beyond the model's time range (" + detail::time_range_text(ctx.max_time) + ")");
         accept_time(r.time);
         return true;
     }

@@ -20,6 +20,10 @@ std::string fmt_ns(time_ps t) {
     return s + " ns";
 }
 
+std::string time_range_text(time_ps t) {
+    return fmt_ns(t) + ", about " + std::to_string(t / 86'400'000'000'000'000ull) + " days";
+}
+
 std::string hex2(unsigned v) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%02x", v);

@@ -12,6 +12,8 @@
 namespace pmonsim::trace::detail {
 
 std::string fmt_ns(time_ps t);  // "12.5 ns"
+// A time range's end for messages: "4611686018427387.904 ns, about 53 days".
+std::string time_range_text(time_ps t);
 std::string hex2(unsigned v);   // "0x0c"
 // "no sockets", "1 socket: 0", "2 ports: 0-1".
 std::string range_text(unsigned n, const char* one, const char* many);

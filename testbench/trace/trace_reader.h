@@ -85,6 +85,15 @@ struct trace_context {
     unsigned qpi_ports = 2;
     uint64_t uclk_hz = 2000000000ull;
     uint64_t qclk_hz = 1000000000ull;
+    // The latest time a record, or the end of an event row's run, may have
+    // (trace_context_of() sets the model's: half of max_model_time).
+    time_ps max_time = ~time_ps{0};
+
+    // Whether an event run of `repeat` cycles from `cycle` ends in time.
+    template <class Clock>
+    bool run_fits(const Clock& clk, cycle_t cycle, uint64_t repeat) const {
+        return cycle <= clk.max_cycle() - std::min(repeat, clk.max_cycle()) && clk.cycle_start(cycle + repeat) <= max_time;
+    }
 };
 
 enum class trace_kind { packets, events };

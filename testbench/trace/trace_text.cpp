@@ -206,6 +206,7 @@ struct alignas(64) text_trace_decoder::impl {
                 case lex::num_result::ok: break;
             }
             cyc = clk.cycles_before(t);
+            if (t > ctx.max_time) beyond_range(c_time, v);
             if (have_prev && t < prev_time) time_goes_back(c_time, v, clk_name, t, cyc);
         } else {
             const std::string_view v = required(c_cycle);
@@ -214,8 +215,13 @@ struct alignas(64) text_trace_decoder::impl {
             if (cyc > clk.max_cycle())
                 bad(c_cycle, v, "is too large (its start time does not fit in 64-bit picoseconds)");
             t = clk.cycle_start(cyc);
+            if (t > ctx.max_time) beyond_range(c_cycle, v);
             if (have_prev && t < prev_time) time_goes_back(c_cycle, v, clk_name, t, cyc);
         }
+    }
+
+    [[noreturn]] __attribute__((noinline, cold)) void beyond_range(int c, std::string_view v) const {
+        bad(c, v, "is beyond the model's time range (" + detail::time_range_text(ctx.max_time) + ")");
     }
 
     [[noreturn]] __attribute__((noinline, cold)) void time_goes_back(int c, std::string_view v,
@@ -352,6 +358,9 @@ struct alignas(64) text_trace_decoder::impl {
         parse_time(*clk, clk_name, r.time, r.cycle);
         if (r.cycle > std::numeric_limits<uint64_t>::max() - r.repeat)
             bad(c_repeat, c, "is too large: the run would pass the last cycle");
+        if (!ctx.run_fits(*clk, r.cycle, r.repeat))
+            bad(c_repeat, c, "is too large: the run would end beyond the model's time range (" +
+                                 detail::time_range_text(ctx.max_time) + ")");
         accept_time(r.time);
     }
 

@@ -129,7 +129,7 @@ __attribute__((always_inline)) inline bool fast_rows::time(const trace_clock& cl
         cyc = k;
         t = clk.cycle_start(cyc);
     }
-    return !(ordered && t < after);
+    return t <= ctx_.max_time && !(ordered && t < after);
 }
 
 bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packet_record& r) {
@@ -184,8 +184,9 @@ bool fast_rows::event(std::string_view line, bool ordered, time_ps after, event_
     // A missing count is `none`, above every max_inc.
     const resolved_event* res = cache_.find(kind, ext_v, cell, um);
     if (!res || count > res->def->max_inc) return false;
-    if (!time(qclk_box_[b] ? qclk_ : uclk_, ordered, after, r.time, r.cycle) ||
-        r.cycle > std::numeric_limits<uint64_t>::max() - repeat)
+    const trace_clock& clk = qclk_box_[b] ? qclk_ : uclk_;
+    if (!time(clk, ordered, after, r.time, r.cycle) || r.cycle > std::numeric_limits<uint64_t>::max() - repeat ||
+        !ctx_.run_fits(clk, r.cycle, repeat))
         return false;
     r.socket = static_cast<unsigned>(socket);
     r.kind = kind;

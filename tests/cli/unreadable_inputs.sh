@@ -57,3 +57,16 @@ expect trace_zero_checked_first "/dev/zero: a line is longer than 65536 bytes" -
 timeout 60 "$pmonsim" --trace - < /dev/zero > "$work/out" 2> "$work/err"
 [ $? = 2 ] && grep -qF "standard input: a line is longer than 65536 bytes" "$work/err" || fail "stdin zero: $(cat "$work/err")"
 echo "ok: trace_zero_stdin"
+
+# Times beyond the model's range (issue 14, item 5): an error naming the row,
+# where pmonsim spun for ever, or dropped the row, or wrapped the run.
+printf 'cycle,socket,port,dir,mc\n18446744073708552,0,0,rx,DRS\n' > "$work/far_cycle.csv"
+expect far_cycle "far_cycle.csv:2:1: column 'cycle': '18446744073708552' is beyond the model's time range (4611686018427387.904 ns, about 53 days)" \
+  --trace "$work/far_cycle.csv"
+printf 'time,socket,port,dir,mc\n18446744073709551.615,0,0,rx,DRS\n' > "$work/far_time.csv"
+expect far_time "column 'time': '18446744073709551.615' is beyond the model's time range" --trace "$work/far_time.csv"
+printf 'cycle,box,event,count,repeat\n1,ubox,LOCK_CYCLES,1,18446744073709000000\n' > "$work/far_run.csv"
+expect far_run "column 'repeat': '18446744073709000000' is too large: the run would end beyond the model's time range" \
+  --trace "$work/far_run.csv"
+"$pmonsim" convert "$work/far_time.csv" "$work/far.bin" 2> "$work/err" && fail "convert took a time beyond the range"
+echo "ok: far_convert"
