@@ -90,8 +90,10 @@ struct trace_context {
     time_ps max_time = ~time_ps{0};
 
     // Whether an event run of `repeat` cycles from `cycle` ends in time.
+    // (Without a limit, a run only has to stay within 64-bit cycles.)
     template <class Clock>
     bool run_fits(const Clock& clk, cycle_t cycle, uint64_t repeat) const {
+        if (max_time == ~time_ps{0}) return true;
         return cycle <= clk.max_cycle() - std::min(repeat, clk.max_cycle()) && clk.cycle_start(cycle + repeat) <= max_time;
     }
 };
