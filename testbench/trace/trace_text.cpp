@@ -11,6 +11,7 @@
 #include <array>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "trace/trace_boxes.h"
@@ -114,16 +115,16 @@ struct alignas(64) text_trace_decoder::impl {
         split_fields(line, fields.data(), fields.size());
         pos.fill(-1);
         header.clear();
+        std::unordered_map<std::string, std::size_t> seen;  // (not a scan per column: headers may be long)
         for (std::size_t i = 0; i < fields.size(); ++i) {
             const unsigned colno = static_cast<unsigned>(i + 1);
             std::string name(fields[i]);
             for (char& ch : name) ch = lex::lower(ch);
             if (name.empty())
                 fail(colno, "header: column " + std::to_string(colno) + " has no name");
-            for (std::size_t j = 0; j < i; ++j)
-                if (header[j] == name)
-                    fail(colno, "header: duplicate column '" + name + "' (also column " +
-                                    std::to_string(j + 1) + ")");
+            if (const auto [it, fresh] = seen.emplace(name, i); !fresh)
+                fail(colno, "header: duplicate column '" + name + "' (also column " +
+                                std::to_string(it->second + 1) + ")");
             header.push_back(name);
             for (int c = 0; c < n_cols; ++c)
                 if (name == col_name[c]) pos[c] = static_cast<int>(i);
