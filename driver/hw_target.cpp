@@ -69,26 +69,57 @@ std::optional<unsigned long> parse_number(const std::string& text, int base) {
     return v;
 }
 
+// The text files of the tree are small (/proc/cpuinfo of a large machine is
+// a few hundred KB): anything longer is not what it should be.
+constexpr size_t kMaxTextFile = 4 << 20;
+
+// A text file of the tree, read bounded; nullopt if it cannot be opened, is
+// not a regular file (a FIFO, a device such as /dev/zero: it would block or
+// never end), is a symlink at its last component, or is longer than
+// kMaxTextFile. errno says why when it could not be opened.
 std::optional<std::string> read_text(const std::string& file) {
-    std::ifstream in(file);
-    if (!in) return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return std::nullopt;
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        errno = EINVAL;
+        return std::nullopt;
+    }
+    std::string s;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        s.append(buf, static_cast<size_t>(n));
+        if (s.size() > kMaxTextFile) {
+            ::close(fd);
+            errno = EFBIG;
+            return std::nullopt;
+        }
+    }
+    ::close(fd);
+    return s;
 }
 
-// "0-3,5,7-8" as in /sys/devices/system/cpu/online.
+// "0-3,5,7-8" as in /sys/devices/system/cpu/online: the CPUs, each once, in
+// order (a range repeated many times costs nothing more).
 std::vector<unsigned> parse_cpu_list(const std::string& text) {
-    std::vector<unsigned> out;
+    constexpr unsigned long kMaxCpu = 65535;
+    std::vector<bool> in_list(kMaxCpu + 1, false);
     std::stringstream in(trim(text));
     std::string item;
     while (std::getline(in, item, ',')) {
         const size_t dash = item.find('-');
         const auto lo = parse_number(item.substr(0, dash), 10);
         const auto hi = dash == std::string::npos ? lo : parse_number(item.substr(dash + 1), 10);
-        if (!lo || !hi || *hi < *lo || *hi > 65535) continue;
-        for (unsigned long c = *lo; c <= *hi; ++c) out.push_back(static_cast<unsigned>(c));
+        if (!lo || !hi || *hi < *lo || *hi > kMaxCpu) continue;
+        for (unsigned long c = *lo; c <= *hi; ++c) in_list[c] = true;
     }
+    std::vector<unsigned> out;
+    for (unsigned c = 0; c <= kMaxCpu; ++c)
+        if (in_list[c]) out.push_back(c);
     return out;
 }
 
@@ -116,11 +147,12 @@ struct cpuinfo_id {
 cpuinfo_id read_cpuinfo(const std::string& file) {
     cpuinfo_id id;
     errno = 0;
-    std::ifstream in(file);
-    if (!in) {
+    const std::optional<std::string> text = read_text(file);
+    if (!text) {
         id.read_errno = errno ? errno : ENOENT;
         return id;
     }
+    std::istringstream in(*text);
     std::string line;
     while (std::getline(in, line)) {
         const size_t colon = line.find(':');
@@ -225,7 +257,29 @@ bool hw_target::fail(std::string why) {
     return false;
 }
 
-int hw_target::sys_open(const std::string& p, int flags) { return ::open(p.c_str(), flags); }
+// What sys_open() refused, said plainly.
+static void refuse_odd_file(const std::string& file, int e) {
+    if (e == ELOOP)
+        throw hw_error(file + " is a symbolic link: pmonsim does not follow links to the files it writes");
+    if (e == EINVAL)
+        throw hw_error(file + " is neither a device nor a regular file (a FIFO, a directory?): refusing it");
+}
+
+// Every device file is opened without following a symlink at its last
+// component, and must be a character device (/dev/cpu/N/msr) or a regular
+// file (sysfs config; a test tree's msr): never a FIFO, a directory or a
+// link to something else.
+int hw_target::sys_open(const std::string& p, int flags) {
+    const int fd = ::open(p.c_str(), flags | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return fd;
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISREG(st.st_mode))) {
+        ::close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
 
 ssize_t hw_target::sys_pread(int fd, void* buf, size_t n, off_t offset) { return ::pread(fd, buf, n, offset); }
 
@@ -278,6 +332,7 @@ int hw_target::msr_fd(unsigned cpu) {
     if (e == EACCES || e == EPERM)
         throw hw_error("cannot open " + file + ": " + std::strerror(e) + "; " +
                        msr_permission_advice(path("/dev/cpu/*/msr")));
+    refuse_odd_file(file, e);
     throw hw_error("cannot open " + file + ": " + std::strerror(e));
 }
 
@@ -347,6 +402,7 @@ int hw_target::config_fd(const pci_address& a) {
     }
     if (e == EACCES || e == EPERM)
         throw hw_error("cannot open " + file + ": " + std::strerror(e) + "; " + pci_permission_advice);
+    refuse_odd_file(file, e);
     throw hw_error("cannot open " + file + ": " + std::strerror(e));
 }
 

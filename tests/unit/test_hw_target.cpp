@@ -783,3 +783,49 @@ TEST(TopologyDiscover, MorePackagesThanUncoreBuses) {
 
 }  // namespace
 }  // namespace pmonsim::driver
+
+namespace pmonsim::driver {
+namespace {
+
+// A hostile or odd tree (issue 14, items 3 and 4): a symlink as a device file
+// is not followed (the write never reaches what it points to), and text files
+// that are FIFOs, devices or endless are refused at once instead of hanging
+// or filling memory; a CPU list of many repeated ranges costs no more than
+// one.
+TEST(HwTargetHostileTree, SymlinkedMsrIsNotFollowed) {
+    fake_tree t;
+    t.cpuinfo(6, 62);
+    t.file("/victim", std::string(0x1000, 'x'));
+    fs::create_directories(t.at("/dev/cpu/0"));
+    fs::create_symlink(t.at("/victim"), t.at("/dev/cpu/0/msr"));
+    hw_target hw(t.root());
+    EXPECT_EQ(thrown_by([&] { hw.msr_write(0, 0xC00, 0x1234); }),
+              t.at("/dev/cpu/0/msr") + " is a symbolic link: pmonsim does not follow links to the files it writes");
+    std::ifstream victim(t.at("/victim"));
+    std::string content((std::istreambuf_iterator<char>(victim)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(content, std::string(0x1000, 'x'));  // untouched
+}
+
+TEST(HwTargetHostileTree, FifoAndEndlessTextFilesAreRefused) {
+    fake_tree t;
+    fs::create_directories(t.at("/proc"));
+    ASSERT_EQ(::mkfifo(t.at("/proc/cpuinfo").c_str(), 0600), 0);  // nobody writes: a read would block
+    EXPECT_EQ(detect_cpu_model(t.root()), std::nullopt);
+    fake_tree z;
+    fs::create_directories(z.at("/proc"));
+    fs::create_symlink("/dev/zero", z.at("/proc/cpuinfo"));
+    EXPECT_EQ(detect_cpu_model(z.root()), std::nullopt);
+}
+
+TEST(HwTargetHostileTree, RepeatedCpuRangesAreOneList) {
+    fake_tree t;
+    t.cpuinfo(6, 62);
+    std::string online;
+    for (int i = 0; i < 20000; ++i) online += "0-1023,";
+    t.file("/sys/devices/system/cpu/online", online + "3\n");  // 140 KB of the same range
+    hw_target hw(t.root());
+    EXPECT_EQ(hw.cpu_count(), 1024u);
+}
+
+}  // namespace
+}  // namespace pmonsim::driver
