@@ -53,6 +53,10 @@ unsigned pmon_session::cpu_of(unsigned socket) const {
 }
 
 void pmon_session::msr_write(unsigned socket, uint32_t msr, uint64_t v) {
+    if (recording_) {  // (an old value that cannot be read is not put back)
+        uint64_t old = 0;
+        if (t_.msr_read(cpu_of(socket), msr, old)) undo_.push_back({true, socket, {}, msr, old});
+    }
     if (!t_.msr_write(cpu_of(socket), msr, v))
         throw session_error("wrmsr " + hex(msr) + " = " + hex(v) + " failed on CPU " + std::to_string(cpu_of(socket)));
 }
@@ -65,6 +69,11 @@ uint64_t pmon_session::msr_read(unsigned socket, uint32_t msr) {
 }
 
 void pmon_session::pci_write(const pci_address& a, uint32_t off, uint32_t v) {
+    require_function(a);
+    if (recording_) {
+        uint64_t old = 0;
+        if (t_.pci_read(a, off, 4, old)) undo_.push_back({false, 0, a, off, old});
+    }
     if (!t_.pci_write(a, off, 4, v))
         throw session_error("PCI config write " + hex(off) + " = " + hex(v) + " failed at bus " + hex(a.bus) +
                             " device " + std::to_string(a.dev) + " function " + std::to_string(a.fn));
@@ -76,6 +85,40 @@ uint32_t pmon_session::pci_read(const pci_address& a, uint32_t off) {
         throw session_error("PCI config read " + hex(off) + " failed at bus " + hex(a.bus) + " device " +
                             std::to_string(a.dev) + " function " + std::to_string(a.fn));
     return static_cast<uint32_t>(v);
+}
+
+// The hardware target writes only to functions discovery found with their
+// expected vendor and device IDs (topology.h): anything else at a computed
+// address is refused, naming what is there.
+void pmon_session::require_function(const pci_address& a) {
+    for (const socket_info& s : topo_.sockets) {
+        if (s.domain != a.domain || s.bus != a.bus) continue;
+        if (a == r2pcie_address(s) && s.has_r2pcie) return;
+        for (unsigned p : s.qpi_ports)
+            if (a == qpi_address(s, p, qpi_function::pmon)) return;
+        for (unsigned p : s.qpi_filters)
+            if (a == qpi_address(s, p, qpi_function::filter)) return;
+    }
+    uint64_t id = 0;
+    char found[32] = "nothing readable";
+    if (t_.pci_read(a, 0, 4, id))
+        std::snprintf(found, sizeof found, "%04x:%04x", static_cast<unsigned>(id & 0xFFFF),
+                      static_cast<unsigned>((id >> 16) & 0xFFFF));
+    char b[192];
+    std::snprintf(b, sizeof b,
+                  "%04x:%02x:%02x.%u is not a PMON function discovery found (%s there): refusing to write to it",
+                  a.domain, a.bus, a.dev, a.fn, found);
+    throw session_error(b);
+}
+
+// Puts back, last first, what the setup wrote before it failed (best effort:
+// the failure may be the device itself).
+void pmon_session::unwind() {
+    recording_ = false;
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it)
+        if (it->msr) t_.msr_write(cpu_of(it->socket), it->reg, it->old);
+        else t_.pci_write(it->pci, it->reg, 4, it->old);
+    undo_.clear();
 }
 
 pci_address pmon_session::pci_of(unsigned socket, box_kind kind, unsigned unit) const {
@@ -120,6 +163,19 @@ void pmon_session::box_freeze(unsigned socket, box_kind kind, unsigned unit, boo
 }
 
 void pmon_session::program() {
+    undo_.clear();
+    recording_ = true;
+    try {
+        program_boxes();
+    } catch (...) {
+        unwind();
+        throw;
+    }
+    recording_ = false;
+    programmed_ = true;
+}
+
+void pmon_session::program_boxes() {
     std::vector<assignment> as = schedule(events_, static_cast<unsigned>(topo_.sockets.size()));
     placed_.clear();
     for (const assignment& a : as) {
@@ -160,11 +216,23 @@ void pmon_session::program() {
             pci_write(a, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
         }
     }
-    programmed_ = true;
 }
 
 void pmon_session::start() {
     if (!programmed_) program();
+    recording_ = true;  // (a failure here undoes the start and the setup before it)
+    try {
+        start_boxes();
+    } catch (...) {
+        unwind();
+        throw;
+    }
+    recording_ = false;
+    undo_.clear();
+    running_ = true;
+}
+
+void pmon_session::start_boxes() {
     for (placed& p : placed_) {
         const event_spec& e = events_[p.a.event];
         const box_spec& spec = spec_for(e.kind, topo_.cpu);
@@ -177,7 +245,6 @@ void pmon_session::start() {
     std::set<std::tuple<unsigned, box_kind, unsigned>> boxes;
     for (const placed& p : placed_) boxes.insert({p.a.socket, p.a.kind, p.a.unit});
     for (const auto& [s, kind, unit] : boxes) box_freeze(s, kind, unit, false);
-    running_ = true;
 }
 
 uint64_t pmon_session::read_counter(const placed& p) {

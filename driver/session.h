@@ -66,6 +66,10 @@ private:
         unsigned width;
         uint64_t last = 0, total = 0;
     };
+    void program_boxes();
+    void start_boxes();
+    void require_function(const pci_address& a);
+    void unwind();
     void box_freeze(unsigned socket, box_kind kind, unsigned unit, bool frozen, bool reset = false);
     uint64_t read_counter(const placed& p);
     uint32_t read_status(unsigned socket, box_kind kind, unsigned unit);
@@ -82,6 +86,17 @@ private:
     std::vector<event_spec> events_;
     std::vector<placed> placed_;
     bool programmed_ = false, running_ = false;
+    // What program() and start() wrote, with the values before, until they
+    // succeed: undone in reverse when they fail.
+    struct undo_entry {
+        bool msr;
+        unsigned socket;
+        pci_address pci;
+        uint32_t reg;
+        uint64_t old;
+    };
+    std::vector<undo_entry> undo_;
+    bool recording_ = false;
 };
 
 }  // namespace pmonsim::driver

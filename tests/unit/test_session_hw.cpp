@@ -165,6 +165,45 @@ TEST(SessionHw, NehalemUncoreByItsGlobalEnables) {
                                                "wrmsr 2 0x391 0x0", "wrmsr 2 0x391 0x100000000"}));
 }
 
+// The hardware target writes only to functions discovery found with their
+// IDs (issue 14, item 1): an R2PCIe slot holding another device is refused,
+// naming what is there. A failure in the middle of programming puts back what
+// was written before it (item 2): here port 0 has no packet filter, found
+// only when CTO_COUNT's filter is about to be written.
+TEST(SessionHw, WritesOnlyToFoundFunctionsAndUndoesAFailedSetup) {
+    fake_tree tree;
+    tree.cpuinfo(6, 62);
+    for (unsigned c = 0; c < 4; ++c) tree.cpu(c, 0);
+    add_uncore(tree, cpu_model::ivb_ep, "ff", {false, {0, 1}, {1}, {0, 1}});
+    tree.pci("0000:ff:13.1", 0x8086, 0x1234);  // not the R2PCIe
+    const std::string qpi0 = tree.config("0000:ff:08.2");
+    tree.put(qpi0, 0xF4, 0x00030000, 4);  // BOX_CTL before: bits 17:16 set, not frozen
+    recording_target t(tree.root());
+    {
+        pmon_session s(t, discover(t, cpu_model::ivb_ep));
+        s.add("r2pcie/RING_AD_USED.CW");
+        try {
+            s.program();
+            FAIL() << "no error";
+        } catch (const session_error& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      "0000:ff:13.1 is not a PMON function discovery found (8086:1234 there): refusing to write to "
+                      "it");
+        }
+        EXPECT_TRUE(t.log.empty());  // nothing written anywhere
+    }
+    pmon_session s(t, discover(t, cpu_model::ivb_ep));
+    s.add("qpi0/RxL_FLITS_G1.DRS_DATA");
+    s.add("qpi0/CTO_COUNT:DRS.AnyDataC");
+    EXPECT_THROW(s.program(), session_error);
+    EXPECT_EQ(t.log, (std::vector<std::string>{
+                         "setpci ff:08.2 0xf4.4 0x30103",  // frozen and reset
+                         "setpci ff:08.2 0xd8.4 0x600802",  // the first event
+                         "setpci ff:08.2 0xd8.4 0x0",       // undone, last first
+                         "setpci ff:08.2 0xf4.4 0x30000"}));
+    EXPECT_EQ(tree.bytes(qpi0, 0xF4, 4), (std::vector<uint8_t>{0x00, 0x00, 0x03, 0x00}));
+}
+
 TEST(SessionHw, RefusesWhatCannotBeScheduled) {
     machine m;
     hw_target t(m.tree.root());
