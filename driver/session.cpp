@@ -162,16 +162,20 @@ void pmon_session::box_freeze(unsigned socket, box_kind kind, unsigned unit, boo
     }
 }
 
-void pmon_session::program() {
-    undo_.clear();
+void pmon_session::recorded(const std::function<void()>& step) {
     recording_ = true;
     try {
-        program_boxes();
+        step();
     } catch (...) {
         unwind();
         throw;
     }
     recording_ = false;
+}
+
+void pmon_session::program() {
+    undo_.clear();
+    recorded([this] { program_boxes(); });
     programmed_ = true;
 }
 
@@ -220,14 +224,7 @@ void pmon_session::program_boxes() {
 
 void pmon_session::start() {
     if (!programmed_) program();
-    recording_ = true;  // (a failure here undoes the start and the setup before it)
-    try {
-        start_boxes();
-    } catch (...) {
-        unwind();
-        throw;
-    }
-    recording_ = false;
+    recorded([this] { start_boxes(); });  // (a failure undoes the start and the setup before it)
     undo_.clear();
     running_ = true;
 }

@@ -13,6 +13,7 @@
 // ov_en set (reading.overflowed), clearing it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ private:
     void start_boxes();
     void require_function(const pci_address& a);
     void unwind();
+    // Runs a step of the setup recording what it writes, and unwinds
+    // everything recorded when it fails.
+    void recorded(const std::function<void()>& step);
     void box_freeze(unsigned socket, box_kind kind, unsigned unit, bool frozen, bool reset = false);
     uint64_t read_counter(const placed& p);
     uint32_t read_status(unsigned socket, box_kind kind, unsigned unit);
