@@ -1,9 +1,11 @@
 #include "output_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +22,42 @@ bool written_directly(const std::string& path) {
 }
 
 std::string reason(int err) { return err ? std::strerror(err) : "the stream failed"; }
+
+// The temporary files being written, for a signal that ends the program:
+// SIGINT, SIGTERM and SIGHUP remove them (unlink is async-signal-safe) and
+// then end the program as the signal would have, so an interrupted run
+// leaves its outputs absent, never half-written.
+constexpr int kMaxStaged = 16;
+std::atomic<char*> g_staged[kMaxStaged];
+
+void remove_staged_and_die(int sig) {
+    for (auto& p : g_staged)
+        if (char* s = p.load()) ::unlink(s);
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+
+void install_handlers_once() {
+    static const bool done = [] {
+        for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+            struct sigaction old {};
+            if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;  // (someone else's)
+            struct sigaction sa {};
+            sa.sa_handler = remove_staged_and_die;
+            ::sigemptyset(&sa.sa_mask);
+            ::sigaction(sig, &sa, nullptr);
+        }
+        return true;
+    }();
+    (void)done;
+}
+
+void track(char* path, bool on) {
+    for (auto& p : g_staged) {
+        char* expected = on ? nullptr : path;
+        if (p.compare_exchange_strong(expected, on ? path : nullptr)) return;
+    }
+}
 
 }  // namespace
 
@@ -68,11 +106,17 @@ private:
 };
 
 staged_output::staged_output(const std::string& path) : path_(path), out_(nullptr) {
-    if (!written_directly(path)) tmp_ = path + ".tmp" + std::to_string(::getpid());
+    if (!written_directly(path)) {
+        tmp_ = path + ".tmp" + std::to_string(::getpid());
+        install_handlers_once();
+        track(tmp_.data(), true);  // (before the file exists: a signal then unlinks nothing)
+    }
     const int fd = ::open((tmp_.empty() ? path_ : tmp_).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
+        const int err = errno;
         done_ = true;
-        throw output_error(path_ + ": cannot write: " + reason(errno));
+        if (!tmp_.empty()) track(tmp_.data(), false);
+        throw output_error(path_ + ": cannot write: " + reason(err));
     }
     buf_ = std::make_unique<file_buf>(fd);
     out_.rdbuf(buf_.get());
@@ -80,6 +124,7 @@ staged_output::staged_output(const std::string& path) : path_(path), out_(nullpt
 
 staged_output::~staged_output() {
     if (!done_ && !tmp_.empty()) std::remove(tmp_.c_str());
+    if (!tmp_.empty()) track(tmp_.data(), false);
 }
 
 void staged_output::fail(int err) {

@@ -33,3 +33,17 @@ expect pmon_stat_stdout "pmon-stat: standard output: cannot write: No space left
 grep -q '^socket' "$work/r.txt" || fail "report incomplete"
 grep -q '\$enddefinitions' "$work/w.vcd" || fail "dump incomplete"
 echo "ok: complete outputs, no temporary files"
+
+# A run ended by a signal leaves its outputs absent, never half-written: the
+# temporary VCD is removed. (SIGTERM here: a background job of a script
+# ignores SIGINT, which is otherwise handled the same.)
+printf 'wrmsr 0xc08 0x400000\n' > "$work/fixed.sh"
+"$pmonsim" --cycles 2000000000 --program "$work/fixed.sh" --vcd "$work/sig.vcd" --report none &
+pid=$!
+for _ in $(seq 50); do ls "$work"/sig.vcd.tmp* > /dev/null 2>&1 && break; sleep 0.1; done
+ls "$work"/sig.vcd.tmp* > /dev/null 2>&1 || fail "signal: the run wrote no temporary VCD"
+kill -TERM $pid
+wait $pid
+[ $? = 143 ] || fail "signal: the run did not end by SIGTERM"
+ls "$work"/sig.vcd* > /dev/null 2>&1 && fail "signal: left $(ls "$work"/sig.vcd*)"
+echo "ok: signal leaves no output"
