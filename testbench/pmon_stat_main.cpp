@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include "catalog/catalog.h"
+#include "driver/dry_run_target.h"
 #include "driver/hw_target.h"
 #include "driver/metrics.h"
 #include "driver/session.h"
@@ -35,7 +36,7 @@ struct stat_options {
     std::string target = "sim", hw_root = "/", sep;
     std::vector<std::string> events, metrics, traces;
     double interval_ms = 0, duration_s = -1;
-    bool json = false, list = false;
+    bool json = false, list = false, dry_run = false;
     int socket = -1;
     uncore_config cfg;
     bool cpu_given = false;
@@ -195,6 +196,10 @@ int measure(target& t, cpu_model cpu, const stat_options& o, const std::function
     if (s.events().empty()) throw event_error("no events: give -e EVENT or -M METRIC (see --list)");
     s.program();
     s.start();
+    if (o.dry_run) {  // (the target printed the writes: setup, start, and stop below)
+        s.stop();
+        return kExitOk;
+    }
     const uint64_t t0 = t.now();
     const uint64_t total_ps = o.duration_s >= 0 ? static_cast<uint64_t>(std::llround(o.duration_s * 1e12)) : 0;
     // Picoseconds left to measure.
@@ -263,6 +268,8 @@ bool parse(int argc, char** argv, stat_options& o) {
     opts.add_options()
         ("help,h", "show this help")
         ("list", po::bool_switch(&o.list), "list the events, filter presets and metrics")
+        ("dry-run", po::bool_switch(&o.dry_run),
+         "hw: print every write the session would make (wrmsr/setpci lines), make none, and exit")
         ("target", po::value(&o.target)->default_value(o.target), "sim (the model) or hw (this machine)")
         ("hw-root", po::value(&o.hw_root)->default_value(o.hw_root), "hw: root of /dev, /sys and /proc (for tests)")
         ("event,e", po::value(&ev), "events, comma-separated: qpi0/RxL_FLITS_G1.DRS_DATA or uncore_qpi_0/event=0x102,umask=0x08/")
@@ -298,6 +305,7 @@ bool parse(int argc, char** argv, stat_options& o) {
         o.cpu_given = true;
     }
     if (o.target != "sim" && o.target != "hw") throw event_error("--target must be sim or hw, not '" + o.target + "'");
+    if (o.dry_run && o.target != "hw") throw event_error("--dry-run is for --target hw (the model has nothing to protect)");
     if (o.target == "hw" && !o.traces.empty()) throw event_error("--trace is for --target sim");
     // Times become picoseconds in 64 bits: finite, at least 1 ps for an
     // interval, and far from overflow (about 106 days of simulated time).
@@ -360,6 +368,11 @@ int run_main(int argc, char** argv) {
             t.check_msr_access();  // fail before touching anything: module loaded, permissions
             const cpu_model cpu = o.cpu_given ? o.cfg.cpu : require_supported_cpu(o.hw_root);
             if (o.duration_s < 0) o.duration_s = 1;
+            if (o.dry_run) {
+                std::cout << "# pmon-stat --dry-run: the writes of the setup, the start and the stop, not made\n";
+                dry_run_target d(t, std::cout);
+                return measure(d, cpu, o, [] { return uint64_t{0}; }, std::cout);
+            }
             return measure(t, cpu, o, [] { return uint64_t{0}; }, std::cout);
         }
     } catch (const po::error& e) {
