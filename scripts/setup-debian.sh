@@ -3,7 +3,7 @@
 # apt only when a package is missing.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-program-options-dev
-          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libpfm4-dev zlib1g-dev libcapstone-dev
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libpfm4-dev zlib1g-dev libcapstone-dev clang
           gtkwave xvfb xauth x11-utils python3 pcm likwid msr-tools pciutils linux-perf papi-tools)
 missing=()
 for p in "${packages[@]}"; do
