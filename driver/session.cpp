@@ -33,7 +33,8 @@ std::string hex(uint64_t v) {
 
 }  // namespace
 
-pmon_session::pmon_session(target& t, topology topo) : t_(t), topo_(std::move(topo)) {
+pmon_session::pmon_session(target& t, topology topo)
+    : t_(t), topo_(std::move(topo)), msr_table_(socket_msr_table(topo_.cpu)) {
     if (topo_.sockets.empty()) throw session_error("the topology has no socket");
 }
 
@@ -53,6 +54,14 @@ unsigned pmon_session::cpu_of(unsigned socket) const {
 }
 
 void pmon_session::msr_write(unsigned socket, uint32_t msr, uint64_t v) {
+    // (Only the CPU's PMON MSRs: a wrong address here would reach a real
+    // machine's other MSRs.)
+    if (!msr_table_.find(msr)) {
+        char b[96];
+        std::snprintf(b, sizeof b, "MSR 0x%x is not a PMON register of %s: refusing to write to it", msr,
+                      to_string(topo_.cpu));
+        throw session_error(b);
+    }
     if (recording_) {  // (an old value that cannot be read is not put back)
         uint64_t old = 0;
         if (t_.msr_read(cpu_of(socket), msr, old)) undo_.push_back({true, socket, {}, msr, old});

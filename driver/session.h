@@ -21,6 +21,7 @@
 #include "driver/scheduler.h"
 #include "driver/target.h"
 #include "driver/topology.h"
+#include "tables/register_table.h"
 
 namespace pmonsim::driver {
 
@@ -100,6 +101,7 @@ private:
         uint64_t old;
     };
     std::vector<undo_entry> undo_;
+    register_table msr_table_;  // the CPU's PMON MSRs: the only ones written
     bool recording_ = false;
 };
 
