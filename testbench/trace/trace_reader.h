@@ -42,6 +42,7 @@
 // the place: what() = "FILE: record N: reason"; their `line` is the record
 // number.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <istream>
