@@ -94,6 +94,22 @@ std::string pmu_names(cpu_model cpu, unsigned qpi_ports) {
     return s;
 }
 
+// The box behind one of Linux's PMU names (linux_pmu(): "uncore_ubox",
+// "uncore_qpi_1", "uncore"), on any CPU; a fixed counter shares its general
+// counters' PMU, so the general kind (listed first) answers.
+std::optional<std::pair<box_kind, unsigned>> box_of_pmu(const std::string& pmu) {
+    for (unsigned k = 0; k < box_kind_count; ++k) {
+        const box_kind kind = static_cast<box_kind>(k);
+        const std::string base = linux_pmu(kind);
+        if (kind != box_kind::qpi && pmu == base) return std::pair{kind, 0u};
+        // (A type of several boxes names each "_N", as the driver does.)
+        if (kind == box_kind::qpi && pmu.size() == base.size() + 2 && pmu.compare(0, base.size(), base) == 0 &&
+            pmu[base.size()] == '_' && pmu.back() >= '0' && pmu.back() <= '9')
+            return std::pair{kind, static_cast<unsigned>(pmu.back() - '0')};
+    }
+    return std::nullopt;
+}
+
 // The fixed counter that counts a box's clock (ubox/UCLK is ubox_fixed).
 std::optional<box_kind> fixed_of(box_kind kind) {
     switch (kind) {
@@ -565,14 +581,8 @@ event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
         d.fail("nothing may follow the closing '/': '" + after + "'");
     const std::string body = text.substr(open + 1, close - open - 1);
 
-    if (pmu == "uncore_ubox") set_box(d, box_kind::ubox, 0, qpi_ports);
-    else if (pmu == "uncore_r2pcie") set_box(d, box_kind::r2pcie, 0, qpi_ports);
-    else if (pmu == "uncore") set_box(d, box_kind::uncore, 0, qpi_ports);  // Nehalem/Westmere
-    else if (pmu.size() == 12 && pmu.compare(0, 11, "uncore_qpi_") == 0 && pmu[11] >= '0' &&
-             pmu[11] <= '9')
-        set_box(d, box_kind::qpi, static_cast<unsigned>(pmu[11] - '0'), qpi_ports);
-    else
-        d.fail("unknown PMU '" + pmu + "' (" + pmu_names(d.cpu, qpi_ports) + ")");
+    if (const auto box = box_of_pmu(pmu)) set_box(d, box->first, box->second, qpi_ports);
+    else d.fail("unknown PMU '" + pmu + "' (" + pmu_names(d.cpu, qpi_ports) + ")");
     if (trim(body).empty()) d.fail("no terms between the slashes");
 
     // Linux's format: event is config:0-7 (QPI: config:0-7,21), umask config:8-15.
