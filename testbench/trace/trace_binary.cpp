@@ -184,7 +184,7 @@ struct alignas(64) binary_trace_decoder::impl {
     time_unit unit = time_unit::ps;
     std::array<box_table, box_kind_count> tables{};  // by box kind (cat null: none)
     std::array<bool, trace_box_count> box_on{};      // by box byte
-    std::array<bool, box_kind_count> qclk_kind{};    // rows count QCLK cycles
+    std::array<bool, trace_box_count> qclk_box{};    // by box byte: rows count QCLK cycles
     box_name names[trace_box_count];                 // of the box byte's values
 
     std::unique_ptr<unsigned char[]> block = std::make_unique<unsigned char[]>(block_bytes);
@@ -204,7 +204,7 @@ struct alignas(64) binary_trace_decoder::impl {
         for (unsigned k = 0; k < box_kind_count; ++k)
             if (cats[k]) build(tables[k], *cats[k]);
         box_on = boxes_on(ctx);
-        for (unsigned k = 0; k < box_kind_count; ++k) qclk_kind[k] = counts_in_qclk(static_cast<box_kind>(k), ctx.cpu);
+        qclk_box = qclk_boxes(ctx.cpu);
         for (unsigned b = 0; b < trace_box_count; ++b) names[b] = trace_boxes[b].name;
         set_limits();
         read_header();
@@ -565,11 +565,11 @@ struct alignas(64) binary_trace_decoder::impl {
         r.repeat = ld64(b + ev::repeat);
         if (r.repeat == 0) bad("repeat", "0", "is not a repeat count (an integer >= 1)");
 
-        if (qclk_kind[static_cast<unsigned>(r.kind)]) take_time(ld64(b + ev::time), qclk, "QCLK", r.time, r.cycle);
+        if (qclk_box[box]) take_time(ld64(b + ev::time), qclk, "QCLK", r.time, r.cycle);
         else take_time(ld64(b + ev::time), uclk, "UCLK", r.time, r.cycle);
         if (r.cycle > std::numeric_limits<uint64_t>::max() - r.repeat)
             bad("repeat", num(r.repeat), "is too large: the run would pass the last cycle");
-        if (!ctx.run_fits(qclk_kind[static_cast<unsigned>(r.kind)] ? qclk : uclk, r.cycle, r.repeat))
+        if (!ctx.run_fits(qclk_box[box] ? qclk : uclk, r.cycle, r.repeat))
             bad("repeat", num(r.repeat),
                 "is too large: the run would end beyond the model's time range (" + detail::time_range_text(ctx.max_time) + ")");
         accept_time(r.time);

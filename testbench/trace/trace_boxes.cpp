@@ -31,14 +31,14 @@ std::string box_list(const trace_context& ctx) {
     return s;
 }
 
-bool counts_in_qclk(box_kind kind, cpu_model cpu) {
-    const box_desc* d = describe(cpu).box(kind);
-    if (!d) return false;
-    switch (d->clock) {
-        case box_clock::uclk: return false;
-        case box_clock::qclk: return true;
-    }
-    return false;
+std::array<bool, trace_box_count> qclk_boxes(cpu_model cpu) {
+    std::array<bool, trace_box_count> q{};
+    for (unsigned c = 0; c < trace_box_count; ++c)
+        if (const box_desc* d = describe(cpu).box(trace_boxes[c].kind)) switch (d->clock) {
+                case box_clock::uclk: break;
+                case box_clock::qclk: q[c] = true; break;
+            }
+    return q;
 }
 
 std::array<const event_catalog*, box_kind_count> catalogs_of(cpu_model cpu) {

@@ -30,8 +30,9 @@ int trace_box_code(box_kind kind, unsigned unit);
 std::array<bool, trace_box_count> boxes_on(const trace_context& ctx);
 // "ubox, r2pcie, qpi0, qpi1": the boxes rows may name, for messages.
 std::string box_list(const trace_context& ctx);
-// Whether the box's rows count in QCLK cycles (else UCLK).
-bool counts_in_qclk(box_kind kind, cpu_model cpu);
+// By code: whether the box's rows count in QCLK cycles (else UCLK), for the
+// readers to look up per row.
+std::array<bool, trace_box_count> qclk_boxes(cpu_model cpu);
 // The catalogs of the CPU's boxes, by box_kind (null for a box it lacks or
 // one without events).
 std::array<const event_catalog*, box_kind_count> catalogs_of(cpu_model cpu);

@@ -40,7 +40,8 @@ struct alignas(64) text_trace_decoder::impl {
     trace_context ctx;
     trace_clock uclk, qclk;
     std::array<const event_catalog*, box_kind_count> catalogs;  // by box kind
-    std::array<bool, trace_box_count> box_on;  // by trace box code
+    std::array<bool, trace_box_count> box_on;    // by trace box code
+    std::array<bool, trace_box_count> qclk_box;  // by trace box code: rows count QCLK cycles
     line_reader lines;
 
     trace_kind kind = trace_kind::packets;
@@ -65,6 +66,7 @@ struct alignas(64) text_trace_decoder::impl {
           lines(src, file, trace_reader::max_line_length) {
         catalogs = catalogs_of(ctx.cpu);
         box_on = boxes_on(ctx);
+        qclk_box = qclk_boxes(ctx.cpu);
         read_header();
         fast.emplace(pos, header.size(), ctx, uclk, qclk, cache);
     }
@@ -330,7 +332,7 @@ struct alignas(64) text_trace_decoder::impl {
         r.kind = trace_boxes[code].kind;
         r.unit = trace_boxes[code].unit;
         r.box = box_name_of(code);
-        if (counts_in_qclk(r.kind, ctx.cpu)) {
+        if (qclk_box[code]) {
             clk = &qclk;
             clk_name = "QCLK";
         }

@@ -29,9 +29,7 @@ public:
     fast_rows(const std::array<int, n_cols>& pos, std::size_t fields, const trace_context& ctx,
               const trace_clock& uclk, const trace_clock& qclk, const event_text_cache& cache)
         : pos_(pos), ctx_(ctx), uclk_(uclk), qclk_(qclk), cache_(cache), scan_(fields),
-          box_on_(boxes_on(ctx)) {
-        for (unsigned c = 0; c < trace_box_count; ++c) qclk_box_[c] = counts_in_qclk(trace_boxes[c].kind, ctx.cpu);
-    }
+          box_on_(boxes_on(ctx)), qclk_box_(qclk_boxes(ctx.cpu)) {}
 
     // The record of the row `line` but its line number, when the row is not
     // before `after` (ignored when `ordered` is false): true; otherwise false,
@@ -64,7 +62,7 @@ private:
     const event_text_cache& cache_;
     std::vector<span> scan_;  // the current row's fields
     std::array<bool, trace_box_count> box_on_;    // by trace box code
-    std::array<bool, trace_box_count> qclk_box_{};
+    std::array<bool, trace_box_count> qclk_box_;
 };
 
 }  // namespace pmonsim::trace::text
