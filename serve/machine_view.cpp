@@ -158,11 +158,17 @@ machine_view::machine_view(uncore_system& sys, uint64_t tsc_hz)
                                   static_cast<uint16_t>(id->reset >> 16), counters ? 0x110100u : 0x088000u,
                                   &f.table, f.table.title});
         }
-        for (const auto& p : platform_functions(cfg.cpu))
-            functions_.push_back({s, bus, p.dev, p.fn, 0x8086, p.device_id, p.class_code, nullptr, p.what});
+        for (const auto& p : platform_functions(cfg.cpu, cfg.uclk_ratio()))
+            functions_.push_back({s, bus, p.dev, p.fn, 0x8086, p.device_id, p.class_code, nullptr, p.what, p.dwords});
     }
     std::sort(functions_.begin(), functions_.end(),
               [](const auto& a, const auto& b) { return a.bdf() < b.bdf(); });
+}
+
+bool presented_function::read_only(uint32_t offset) const {
+    for (const platform_dword& d : dwords)
+        if (d.read_only && offset >= d.offset && offset < d.offset + 4) return true;
+    return false;
 }
 
 const presented_function* machine_view::function(uint32_t bdf) const {
@@ -207,6 +213,13 @@ void machine_view::header(const presented_function& f, uint8_t out[64]) const {
     out[0x0E] = multi ? 0x80 : 0x00;
     put16(0x2C, f.vendor);
     put16(0x2E, f.device);
+}
+
+void machine_view::config_space(const presented_function& f, uint8_t out[4096]) const {
+    std::memset(out, 0, 4096);
+    header(f, out);
+    for (const platform_dword& d : f.dwords)
+        for (unsigned i = 0; i < 4 && d.offset + i < 4096; ++i) out[d.offset + i] = static_cast<uint8_t>(d.value >> (8 * i));
 }
 
 void machine_view::write_tree(const std::string& root) const {
@@ -347,12 +360,11 @@ void machine_view::write_tree(const std::string& root) const {
         std::string resource;
         for (int i = 0; i < 13; ++i) resource += "0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
         w.file(d + "resource", resource, 0444);
-        // The placeholder of the configuration file holds the header, so that
-        // even a reader the interposer does not see (stdio, mmap) finds the IDs.
-        uint8_t h[64];
-        header(f, h);
-        std::string config(reinterpret_cast<const char*>(h), 64);
-        config.resize(4096, '\0');
+        // The placeholder of the configuration file holds the header (and a
+        // platform function's registers), so that even a reader the
+        // interposer does not see (stdio, mmap) finds the IDs.
+        std::string config(4096, '\0');
+        config_space(f, reinterpret_cast<uint8_t*>(config.data()));
         w.file(d + "config", config, 0644);
         w.link("sys/bus/pci/devices/" + slot, "../../../devices/pci0000:" + hex(f.bus, 2) + "/" + slot);
         w.file("proc/bus/pci/" + hex(f.bus, 2) + "/" + hex(f.dev, 2) + "." + std::to_string(f.fn), config, 0644);

@@ -32,7 +32,10 @@ struct presented_function {
     uint32_t class_code;
     const register_table* table;  // the model's registers; null for a platform function
     std::string what;
+    std::vector<platform_dword> dwords;  // a platform function's registers (platform.h)
     uint32_t bdf() const { return wire::bdf(bus, dev, fn); }
+    // A platform function's byte at `offset` is in a read-only register.
+    bool read_only(uint32_t offset) const;
 };
 
 class machine_view {
@@ -51,6 +54,9 @@ public:
     // The standard 64-byte configuration header of a function (IDs, class,
     // revision, header type, subsystem IDs); the rest reads 0.
     void header(const presented_function& f, uint8_t out[64]) const;
+    // The whole 4 KiB configuration space at reset: the header, and a
+    // platform function's registers; the rest reads 0.
+    void config_space(const presented_function& f, uint8_t out[4096]) const;
 
     // Writes the presented files under `root` (which must exist and be
     // empty). Throws std::runtime_error naming the file that failed.

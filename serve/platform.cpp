@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "desc/fields.h"
+
 namespace pmonsim::serve {
 
 namespace {
@@ -81,17 +83,28 @@ std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores) {
     return m;
 }
 
-std::vector<platform_function> platform_functions(cpu_model cpu) {
+std::vector<platform_function> platform_functions(cpu_model cpu, uint32_t uclk_ratio) {
+    const cpu_desc& d = describe(cpu);
+    std::vector<platform_function> f;
     // The device IDs follow one pattern in both generations: the iMC channel
     // at D16:Fn is xxBn (SNB-EP 3CBn, IVB-EP 0EBn), R3QPI link 0/1 at D19:F5/F6.
-    const uint16_t imc = describe(cpu).platform.imc_channel, r3qpi = describe(cpu).platform.r3qpi;
-    std::vector<platform_function> f;
-    if (!imc) return f;  // (no such functions: Nehalem/Westmere)
-    for (unsigned fn : {0u, 1u, 4u, 5u})
-        f.push_back({16, fn, static_cast<uint16_t>(imc + fn), 0x088000,
-                     "memory controller channel (PMON registers read back, no counting)", {}});
-    f.push_back({19, 5, r3qpi, 0x110100, "R3QPI link 0 (registers read back, no counting)", {}});
-    f.push_back({19, 6, static_cast<uint16_t>(r3qpi + 1), 0x110100, "R3QPI link 1 (registers read back, no counting)", {}});
+    if (const uint16_t imc = d.platform.imc_channel, r3qpi = d.platform.r3qpi; imc) {  // (none: Nehalem/Westmere)
+        for (unsigned fn : {0u, 1u, 4u, 5u})
+            f.push_back({16, fn, static_cast<uint16_t>(imc + fn), 0x088000,
+                         "memory controller channel (PMON registers read back, no counting)", {}});
+        f.push_back({19, 5, r3qpi, 0x110100, "R3QPI link 0 (registers read back, no counting)", {}});
+        f.push_back({19, 6, static_cast<uint16_t>(r3qpi + 1), 0x110100,
+                     "R3QPI link 1 (registers read back, no counting)", {}});
+    }
+    switch (d.uclk.report) {
+        case uclk_report::none: break;
+        case uclk_report::noncore_ratio:
+            // Only the ratio field is presented; the rest of the dword reads 0.
+            f.push_back({d.uclk.dev, d.uclk.fn, d.uclk.device_id, d.uclk.class_code,
+                         "Generic Non-core Registers (CURRENT_UCLK_RATIO read-only; the rest read back)",
+                         {{d.uclk.offset, static_cast<uint32_t>(nhm_bits::uclk_ratio.put(uclk_ratio)), true}}});
+            break;
+    }
     return f;
 }
 

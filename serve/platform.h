@@ -5,7 +5,9 @@
 // counting: a core PMU counter reads what was last written to it); the PCI
 // functions these tools use to find each socket's bus (memory-controller
 // channels, R3QPI link 0) are configuration spaces that read back what was
-// written, with their real IDs. docs/validating-profilers.md lists them.
+// written, with their real IDs; on Nehalem-EP/Westmere-EP the Generic
+// Non-core Registers function (00.0) holds the read-only uncore clock ratio
+// (decisions.md N12). docs/validating-profilers.md lists them.
 //
 // Choices (where no tool or manual forces one):
 // - an MSR outside these ranges and outside the model is one the machine
@@ -35,15 +37,26 @@ struct platform_msr {
 // cores per socket (which sets how many CBo boxes exist).
 std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores);
 
+// A register of a platform function: its reset value; a read-only one
+// ignores writes (the rest of the configuration space reads back what was
+// written).
+struct platform_dword {
+    uint32_t offset;
+    uint32_t value;
+    bool read_only;
+};
+
 // A PCI function presented outside the model, on every socket's uncore bus.
 struct platform_function {
     unsigned dev, fn;
     uint16_t device_id;
     uint32_t class_code;  // 24-bit class, subclass, programming interface
     const char* what;
-    std::vector<std::pair<uint32_t, uint32_t>> dwords;  // reset values of registers (offset, value)
+    std::vector<platform_dword> dwords;
 };
-std::vector<platform_function> platform_functions(cpu_model cpu);
+// The platform functions of a machine of `cpu` whose uncore clock ratio
+// register, if it has one, reads `uclk_ratio` (uncore_config::uclk_ratio()).
+std::vector<platform_function> platform_functions(cpu_model cpu, uint32_t uclk_ratio);
 
 // The MSR register file of every CPU.
 class platform_msr_file {

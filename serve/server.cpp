@@ -539,7 +539,7 @@ uint8_t* server::platform_config(const presented_function& f) {
     auto [it, fresh] = platform_config_.try_emplace(f.bdf());
     if (fresh) {
         it->second.assign(4096, 0);
-        view_.header(f, it->second.data());
+        view_.config_space(f, it->second.data());
     }
     return it->second.data();
 }
@@ -552,22 +552,31 @@ int server::pci(connection& c, bool write, uint32_t bdf, uint32_t offset, unsign
     const unsigned bus = bdf >> 8, dev = (bdf >> 3) & 31, fn = bdf & 7;
     if (offset < 64 || !f->table) {
         // The configuration header, and the platform functions: plain bytes
-        // (the header's IDs are read-only).
+        // (the header's IDs, and a platform function's read-only registers,
+        // ignore writes, as the hardware's read-only bits do).
         uint8_t* bytes = platform_config(*f);
         if (f->table) {
             static thread_local uint8_t header[4096];
             view_.header(*f, header);
             bytes = header;
         }
+        bool ignored = false;
         if (write) {
-            for (unsigned i = 0; i < size; ++i)
-                if (offset + i >= 64) bytes[offset + i] = static_cast<uint8_t>(value >> (8 * i));
+            for (unsigned i = 0; i < size; ++i) {
+                if (offset + i < 64) continue;
+                if (f->read_only(offset + i)) {
+                    ignored = true;
+                    continue;
+                }
+                bytes[offset + i] = static_cast<uint8_t>(value >> (8 * i));
+            }
         } else {
             value = 0;
             for (unsigned i = 0; i < size; ++i) value |= uint64_t{bytes[offset + i]} << (8 * i);
         }
-        log(&c, "config %s %02x:%02x.%u 0x%x/%u %s 0x%llx%s", what, bus, dev, fn, offset, size, write ? "<-" : "->",
-            static_cast<unsigned long long>(value), f->table ? " (header)" : " (outside the model)");
+        log(&c, "config %s %02x:%02x.%u 0x%x/%u %s 0x%llx%s%s", what, bus, dev, fn, offset, size, write ? "<-" : "->",
+            static_cast<unsigned long long>(value), f->table ? " (header)" : " (outside the model)",
+            ignored ? " (read-only register: ignored)" : "");
         return 0;
     }
     const driver::pci_address a{0, static_cast<uint8_t>(bus), static_cast<uint8_t>(dev), static_cast<uint8_t>(fn)};

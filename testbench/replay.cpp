@@ -81,7 +81,7 @@ mode_t file_type(const std::string& path) {
 }  // namespace
 
 replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, checking when)
-    : sys_(sys), ctx_(trace_context_of(sys.config())), when_(when) {
+    : sys_(sys), ctx_(trace_context_of(sys.config())), route_(describe(sys.config().cpu).packets), when_(when) {
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         const std::vector<box_module*> b = sys.socket(s).boxes();
         // Where each kind's units start (box_index()); the same in every socket.
@@ -261,6 +261,12 @@ void replayer::end_posts() {
 }
 
 void replayer::no_such_box() { throw std::logic_error("replay: a record for a box this machine lacks"); }
+
+void replayer::post_request(const trace::packet_record& p) {
+    box_core& core = touch(box_index(p.socket, box_kind::uncore, 0)).module->core();
+    core.post_request(p.cycle, p.source(), addr_match_fields(p.packet, p.addr));
+    end_ = std::max(end_, core.clock().cycle_start(p.cycle + 1));
+}
 
 void replayer::post_event(const trace::event_record& e) {
     box_core& core = touch(box_index(e.socket, e.kind, e.unit)).module->core();

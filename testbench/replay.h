@@ -75,8 +75,16 @@ private:
     bool rereadable() const;
     // (Inline: once per packet, in post_due()'s loop.)
     void post_packet(const trace::packet_record& p) {
-        touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
+        switch (route_) {
+            case packet_route::qpi_link:
+                touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
+                return;
+            case packet_route::home_logic: post_request(p); return;
+        }
     }
+    // A request reaching a socket's home logic: to its uncore box's
+    // address/opcode filter.
+    void post_request(const trace::packet_record& p);
     void post_event(const trace::event_record& e);
     // A box of the flat list; `touched`: synced for the current feed.
     struct box_ref {
@@ -112,6 +120,7 @@ private:
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     std::vector<std::pair<std::string, std::string>> paths_;  // (path to open, name in messages)
     trace::trace_context ctx_;
+    packet_route route_;
     checking when_;
     std::optional<trace::trace_error> error_;  // the bad row reading met (checking::while_replaying)
     std::vector<std::unique_ptr<std::istream>> streams_;  // (outlive the mergers, which read them)

@@ -32,9 +32,23 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     use_mask_.assign(n_inputs, 0);
     if (spec_.counters > max_box_counters)
         throw std::logic_error(spec_.name + ": more counters than the engine holds");
-    if (spec_.kind == box_kind::qpi && spec_.catalog) {
-        if (auto e = spec_.catalog->find(static_cast<uint8_t>(spec_.cto_code), true))
-            cto_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
+    switch (spec_.filter) {
+        case packet_filter::none: break;
+        case packet_filter::qpi_match_mask:
+            if (auto e = spec_.catalog->find(static_cast<uint8_t>(spec_.cto_code), true))
+                cto_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
+            break;
+        case packet_filter::addr_opcode_match: {
+            // A source's sub-event is the umask bit of its home_src value.
+            const auto e = spec_.catalog->find(static_cast<uint8_t>(spec_.addr_match_code), false);
+            if (!e) throw std::logic_error(spec_.name + ": the catalog lacks the address/opcode match event");
+            for (unsigned src = 0; src < home_src_count; ++src) {
+                const auto in = spec_.catalog->input_of(*e, static_cast<int>(src));
+                if (!in) throw std::logic_error(spec_.name + ": the address/opcode match event lacks a source");
+                request_input_[src] = static_cast<int>(*in);
+            }
+            break;
+        }
     }
     // CLOCKTICKS is the box's own clock: one per cycle, never from a trace.
     if (spec_.catalog)
@@ -222,6 +236,7 @@ cycle_t box_core::message_horizon() const {
             for (unsigned in : c.inputs) {
                 m += inputs_[in] + rising_[in];
                 if (static_cast<int>(in) == cto_input_) m += headers_.size() + cto_now_;
+                if (is_request_input(in)) m += requests_.size();
             }
             if (c.flit_dir >= 0) m += 2ull * (c.max_slot_w + c.header_w);
         }
@@ -283,6 +298,7 @@ uint64_t box_core::read_reg(const register_def& r, uint64_t access_mask, time_ps
         case reg_role::pkt_match1: return match_ >> 32;
         case reg_role::pkt_mask0: return mask_ & 0xFFFFFFFFu;
         case reg_role::pkt_mask1: return mask_ >> 32;
+        case reg_role::addr_match: return match_;
         default: return r.reset;
     }
 }
@@ -340,6 +356,20 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
             break;
         case reg_role::pkt_mask1:
             mask_ = (mask_ & 0xFFFFFFFFull) | (merge(mask_ >> 32) << 32);
+            break;
+        case reg_role::addr_match:
+            match_ = merge(match_);
+            switch (nhm_bits::match_sel.get(match_)) {
+                case 0b000:
+                case 0b100:
+                case 0b010:
+                case 0b110:
+                case 0b001: break;
+                default:
+                    diag(r, value, now,
+                         "MatchSel is not one of the SDM's encodings (000, 100, 010, 110, 001): no request matches");
+                    break;
+            }
             break;
         default:
             break;  // read-only registers ignore writes

@@ -24,6 +24,7 @@
 #include "catalog/catalog.h"
 #include "desc/box_spec.h"
 #include "desc/clock.h"
+#include "desc/qpi_packet.h"
 #include "core/conditioning.h"
 #include "core/diagnostics.h"
 #include "core/flit_stream.h"
@@ -85,6 +86,11 @@ public:
     // QPI: a received packet header in cycle `at`, its MATCH-layout fields,
     // outside any flit slot (for tests of the filter alone).
     void post_rx_header(cycle_t at, uint64_t fields);
+    // Nehalem/Westmere (packet_filter::addr_opcode_match): a request reaching
+    // the home logic in cycle `at` from `src`, its fields in the layout of
+    // MSR_UNCORE_ADDR_OPCODE_MATCH (addr_match_fields()). If the register
+    // matches it in that cycle, ADDR_OPCODE_MATCH's sub-event of `src` gets 1.
+    void post_request(cycle_t at, home_src src, uint64_t fields);
 
     // --- QPI flit slots (qpi_link) --------------------------------------------
     // Registers a slot kind of direction `dir` (0 receive, 1 transmit): the
@@ -149,7 +155,15 @@ public:
     uint32_t box_ctl() const { return box_ctl_; }
     uint64_t filter_match() const { return match_; }
     uint64_t filter_mask() const { return mask_; }
-    bool filter_matches(uint64_t fields) const { return ((fields ^ match_) & mask_) == 0; }
+    // Whether the packet filter takes a header or request with these fields now.
+    bool filter_matches(uint64_t fields) const {
+        switch (spec_.filter) {
+            case packet_filter::qpi_match_mask: return ((fields ^ match_) & mask_) == 0;
+            case packet_filter::addr_opcode_match: return addr_opcode_matches(fields);
+            case packet_filter::none: return false;
+        }
+        return false;
+    }
     std::string event_name(unsigned i) const;      // decoded selection, for reports
 
 private:
@@ -173,6 +187,7 @@ private:
     };
     using step = input_step;
     struct header { cycle_t cycle; uint64_t fields; };
+    struct request { cycle_t cycle; uint64_t fields; unsigned input; };
 
     void push_step(const step& st);
     // Counts n cycles of increment `inc` on counter i (threshold, edge, wrap).
@@ -206,6 +221,14 @@ private:
     void diag(const register_def& r, uint64_t value, time_ps now, std::string reason);
     bool message_capable(const counter& c) const;
     uint64_t count_matches(cycle_t c) const;
+    bool addr_opcode_matches(uint64_t fields) const;
+    // The requests due at cur_ become steps of ADDR_OPCODE_MATCH's inputs
+    // (1 for that cycle per matching request), judged by the register now.
+    void take_requests();
+    bool is_request_input(unsigned input) const {
+        return std::find(request_input_.begin(), request_input_.end(), static_cast<int>(input)) !=
+               request_input_.end();
+    }
 
     // Beyond any real run (36 years of a 1 GHz clock), so slot numbers (2 per
     // cycle) and sums of increments stay far from 64 bits.
@@ -223,7 +246,9 @@ private:
     uint32_t box_ctl_ = 0;
     uint32_t status_ = 0;
     uint64_t status_sets_ = 0;
-    uint64_t match_ = 0, mask_ = 0;  // {MATCH1,MATCH0}, {MASK1,MASK0}
+    // QPI: {MATCH1,MATCH0} and {MASK1,MASK0}; Nehalem/Westmere: match_ is
+    // MSR_UNCORE_ADDR_OPCODE_MATCH.
+    uint64_t match_ = 0, mask_ = 0;
     bool global_freeze_ = false;
     bool armed_ = true;
     uint32_t gate_ = ~0u;
@@ -237,6 +262,9 @@ private:
     uint32_t ov_mask_ = 0;                      // counters that count with ov_en
     step_queue steps_;             // posted input changes, earliest first
     std::deque<header> headers_;   // sorted by cycle
+    std::deque<request> requests_; // sorted by cycle
+    // ADDR_OPCODE_MATCH's input per home_src (-1: no such filter).
+    std::array<int, home_src_count> request_input_{-1, -1, -1};
     int cto_input_ = -1;
     int clock_input_ = -1;  // CLOCKTICKS: driven by the box itself
     uint32_t cto_now_ = 0;

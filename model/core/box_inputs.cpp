@@ -60,6 +60,44 @@ void box_core::post_rx_header(cycle_t at, uint64_t fields) {
     headers_.insert(pos, {at, fields});
 }
 
+void box_core::post_request(cycle_t at, home_src src, uint64_t fields) {
+    const unsigned k = static_cast<unsigned>(src);
+    if (k >= home_src_count || request_input_[k] < 0)
+        throw std::logic_error(spec_.name + ": no address/opcode filter takes requests here");
+    if (at < cur_) throw std::logic_error(spec_.name + ": request posted in the past");
+    auto pos = requests_.end();
+    while (pos != requests_.begin() && std::prev(pos)->cycle > at) --pos;
+    requests_.insert(pos, {at, fields, static_cast<unsigned>(request_input_[k])});
+}
+
+// MatchSel (SDM 18.8.2.3): 100 address, 010 opcode, 110 either, 001 both;
+// 000 turns the match off, and the reserved encodings match nothing either
+// (docs/decisions.md N15). A request without an address never matches one.
+bool box_core::addr_opcode_matches(uint64_t fields) const {
+    namespace n = nhm_bits;
+    const uint64_t diff = fields ^ match_;
+    const bool addr = !addr_absent.test(fields) && (diff & n::addr.mask()) == 0;
+    const bool opcode = (diff & n::opcode.mask()) == 0;
+    switch (n::match_sel.get(match_)) {
+        case 0b100: return addr;
+        case 0b010: return opcode;
+        case 0b110: return addr || opcode;
+        case 0b001: return addr && opcode;
+        default: return false;
+    }
+}
+
+void box_core::take_requests() {
+    while (!requests_.empty() && requests_.front().cycle <= cur_) {
+        const request& q = requests_.front();
+        if (filter_matches(q.fields)) {
+            push_step({cur_, q.input, 1});
+            push_step({cur_ + 1, q.input, -1});
+        }
+        requests_.pop_front();
+    }
+}
+
 uint64_t box_core::count_matches(cycle_t c) const {
     uint64_t n = 0;
     for (const header& h : headers_) {
@@ -75,6 +113,10 @@ uint64_t box_core::input_now(unsigned input) const {
         steps_.for_each([&](const step& s) {
             if (s.cycle == cur_ && s.input == input) v += static_cast<uint64_t>(static_cast<int64_t>(s.delta));
         });
+    for (const request& q : requests_) {  // not yet steps
+        if (q.cycle > cur_) break;
+        v += q.input == input && filter_matches(q.fields);
+    }
     if (static_cast<int>(input) == cto_input_) {
         const bool fresh = !headers_.empty() && headers_.front().cycle == cur_;
         v += fresh ? count_matches(cur_) : (cur_ < cto_expire_ ? cto_now_ : 0);

@@ -47,6 +47,7 @@ void box_core::apply_step(const step& s, F&& touched) {
 }
 
 void box_core::apply_due(bool headers) {
+    if (headers && !requests_.empty() && requests_.front().cycle <= cur_) take_requests();
     while (steps_.front_cycle() <= cur_) {
         apply_step(steps_.front(), [](unsigned) {});
         steps_.pop();
@@ -293,7 +294,7 @@ void box_core::advance_lazily(cycle_t target) {
 std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_on_message) {
     std::optional<overflow_message> first_msg;
     target = std::min(target, horizon);
-    if (!has_slots_ && headers_.empty() && cto_now_ == 0 && !may_message() && !frozen()) {
+    if (!has_slots_ && headers_.empty() && requests_.empty() && cto_now_ == 0 && !may_message() && !frozen()) {
         if (cur_ < target) advance_lazily(target);
         return first_msg;
     }
@@ -302,6 +303,7 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         cycle_t next = target;
         next = std::min(next, steps_.front_cycle());
         if (!headers_.empty()) next = std::min(next, headers_.front().cycle);
+        if (!requests_.empty()) next = std::min(next, requests_.front().cycle);
         if (cto_now_ && cto_expire_ > cur_) next = std::min(next, cto_expire_);
         const uint64_t n = next - cur_;
 

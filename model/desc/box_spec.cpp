@@ -63,11 +63,14 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
             s.table = qpi_pmon_register_table(cpu, unit);
             for (const auto& r : qpi_filter_register_table(cpu, unit).regs)
                 if (r.role != reg_role::vendor_device) s.table.regs.push_back(r);
+            s.filter = packet_filter::qpi_match_mask;
             break;
         case box_kind::uncore:
             s.name = "uncore";
-            s.table = only_roles(nhm_uncore_register_table(cpu), {reg_role::ctl, reg_role::ctr});
+            s.table = only_roles(nhm_uncore_register_table(cpu),
+                                 {reg_role::ctl, reg_role::ctr, reg_role::addr_match});
             s.has_rst = false;  // bit 17 is OCC_CTR_RST there
+            s.filter = packet_filter::addr_opcode_match;
             break;
         case box_kind::uncore_fixed:
             s.name = "uncore_fixed";

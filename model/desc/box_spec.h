@@ -9,6 +9,18 @@
 
 namespace pmonsim {
 
+// What a box's packet filter compares, and with which registers.
+enum class packet_filter : uint8_t {
+    none,
+    // QPI: a received header's fields against {MATCH1,MATCH0} under
+    // {MASK1,MASK0}; matches count in CTO_COUNT (cto_code, ext).
+    qpi_match_mask,
+    // Nehalem/Westmere: a request's address and opcode against
+    // MSR_UNCORE_ADDR_OPCODE_MATCH per its MatchSel; matches count in event
+    // ADDR_OPCODE_MATCH (addr_match_code), in the sub-event of their source.
+    addr_opcode_match,
+};
+
 // What the counting engine needs to know of one box instance: its
 // descriptor's facts (desc/cpu.h) in the form the engine reads them, and the
 // registers the box owns (built from the same descriptor).
@@ -34,6 +46,8 @@ struct box_spec {
     bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
     int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
     uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)
+    packet_filter filter = packet_filter::none;
+    uint32_t addr_match_code = 0x35;   // Nehalem/Westmere ADDR_OPCODE_MATCH
     const event_catalog* catalog = nullptr;
     // The registers this box owns.
     register_table table;

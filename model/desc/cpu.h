@@ -40,6 +40,15 @@ enum class global_control : uint8_t {
     uncore_global_ctrl,
 };
 
+// Where the rows of a packet trace go (docs/decisions.md N15).
+enum class packet_route : uint8_t {
+    qpi_link,    // SNB-EP, IVB-EP: QPI packets received or sent by a port, in its flit slots
+    // Nehalem-EP/Westmere-EP: requests reaching the home logic from the local
+    // cores, the remote socket or the IOH, compared with
+    // MSR_UNCORE_ADDR_OPCODE_MATCH for event ADDR_OPCODE_MATCH.
+    home_logic,
+};
+
 // What the BOX_CTL of a PCI box holds beside frz and the resets.
 enum class box_ctl_style : uint8_t {
     none,          // no BOX_CTL (UBox)
@@ -104,8 +113,40 @@ struct cpu_identity {
 // PCI functions of the platform outside the PMON model that a served machine
 // presents as plain registers (serve/platform.cpp).
 struct platform_ids {
-    uint16_t imc_channel;  // iMC channel PMON functions 16.x
+    uint16_t imc_channel;  // iMC channel PMON functions 16.x; 0: none
     uint16_t r3qpi;        // R3QPI link 0 (19.5; link 1 at 19.6 is +1)
+};
+
+// How each socket's uncore PCI bus is numbered when no bus is configured
+// (uncore_config::bus_of; decisions.md P3, N12).
+enum class uncore_bus_numbering : uint8_t {
+    // SNB-EP/IVB-EP: the top bus of each socket's half of 0-255: 0xFF alone,
+    // 0x7F and 0xFF for two sockets.
+    top_of_half,
+    // Nehalem-EP/Westmere-EP: the last buses, socket s on 0xFF - s (Linux's
+    // i7core_edac numbers the sockets so: socket = last bus - bus).
+    last_buses,
+};
+
+// How software can read the uncore clock's frequency.
+enum class uclk_report : uint8_t {
+    none,           // no register the model presents (SNB-EP/IVB-EP): any --uclk-mhz
+    noncore_ratio,  // a ratio to the base clock in PCI configuration space (Nehalem-EP/Westmere-EP)
+};
+
+// The uncore clock ratio register (SDM Vol. 3B 18.8.2: "the uncore clock
+// ratio which is available in the PCI configuration space register at offset
+// C0H under device number 0 and Function 0"): CURRENT_UCLK_RATIO of the
+// Generic Non-core Registers function on each socket's uncore bus, its ratio
+// in nhm_bits::uclk_ratio; UCLK = ratio x BCLK. A served machine presents the
+// function as a platform function (serve/platform.cpp); decisions.md N12.
+struct uclk_ratio_desc {
+    uclk_report report;
+    unsigned dev, fn;     // 0, 0
+    uint16_t device_id;   // of that function; 0 with report none
+    uint32_t class_code;  // 24-bit class as lspci shows it (06/00/00: host bridge)
+    uint32_t offset;      // 0xC0
+    double bclk_mhz;      // the base clock the ratio multiplies (133.33 MHz)
 };
 
 struct cpu_desc {
@@ -115,8 +156,11 @@ struct cpu_desc {
     const char* manual;
     cpu_identity identity;
     global_control global;
+    packet_route packets;
     std::vector<box_desc> boxes;
     platform_ids platform;
+    uncore_bus_numbering bus_numbering;
+    uclk_ratio_desc uclk;
 
     // The box of a kind, or null if this CPU has none.
     const box_desc* box(box_kind k) const;

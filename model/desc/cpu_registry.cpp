@@ -5,6 +5,8 @@
 // Device IDs: 327043-001 Table 1-3 / 329468-002 Table 1-3 (the IVB-EP port-2
 // filter and misc functions, and the port-1 misc IDs, are our assumption:
 // DECISIONS.md "Personalities"). Global-status bits: 329468-002 Table 2-3.
+// The Nehalem-EP/Westmere-EP Generic Non-core Registers function and uncore
+// buses: decisions.md N12.
 #include "desc/cpu.h"
 
 #include <stdexcept>
@@ -36,6 +38,16 @@ namespace {
     "nopl xtopology nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx smx est tm2 "  \
     "ssse3 cx16 xtpr pdcm pcid dca sse4_1 sse4_2 x2apic popcnt tsc_deadline_timer aes xsave avx"
 
+// SNB-EP/IVB-EP: UCLK is not presented as a register.
+uclk_ratio_desc no_uclk_register() { return {uclk_report::none, 0, 0, 0, 0, 0, 0.0}; }
+
+// Nehalem-EP/Westmere-EP: CURRENT_UCLK_RATIO at C0h of the Generic Non-core
+// Registers function, 00.0 of each socket's uncore bus, a host bridge (class
+// 06/00/00) to lspci; UCLK = ratio x BCLK, BCLK 133.33 MHz.
+uclk_ratio_desc noncore_uclk_ratio(uint16_t device_id) {
+    return {uclk_report::noncore_ratio, 0, 0, device_id, 0x060000, 0xC0, 400.0 / 3.0};
+}
+
 cpu_desc snb_ep() {
     using namespace catalog_data;
     cpu_desc d{cpu_model::snb_ep, "snb-ep", "Xeon E5-2600 (Sandy Bridge-EP)", "327043-001",
@@ -43,7 +55,8 @@ cpu_desc snb_ep() {
                 0xBFEBFBFF, 0x0,
                 PMONSIM_E5_COMMON_FLAGS " lahf_lm epb tpr_shadow vnmi flexpriority ept vpid xsaveopt "
                                         "dtherm ida arat pln pts"},
-               global_control::none, {}, {0x3CB0, 0x3C44}};
+               global_control::none, packet_route::qpi_link, {}, {0x3CB0, 0x3C44},
+               uncore_bus_numbering::top_of_half, no_uclk_register()};
     const ctl_shape snb_ctl{true, false, false, false};
     d.boxes = {
         {box_kind::ubox, box_clock::uclk, 1, 2, 44, snb_ctl, box_ctl_style::none, false, false, {-1}, {},
@@ -70,7 +83,8 @@ cpu_desc ivb_ep() {
                 0xBFEBFBFF, 0x281,
                 PMONSIM_E5_COMMON_FLAGS " f16c rdrand lahf_lm epb tpr_shadow vnmi flexpriority ept "
                                         "vpid fsgsbase smep erms xsaveopt dtherm ida arat pln pts"},
-               global_control::ubox_freeze, {}, {0x0EB0, 0x0E36}};
+               global_control::ubox_freeze, packet_route::qpi_link, {}, {0x0EB0, 0x0E36},
+               uncore_bus_numbering::top_of_half, no_uclk_register()};
     namespace gs = global_status_bits;
     d.boxes = {
         {box_kind::ubox, box_clock::uclk, 1, 2, 44, {false, true, false, false}, box_ctl_style::none, true, false, {gs::ov_u.lo},
@@ -113,7 +127,11 @@ cpu_desc nhm_ep() {
     cpu_desc d{cpu_model::nhm_ep, "nhm-ep", "Xeon 5500 (Nehalem-EP)", "SDM Vol. 3B 18.8.2",
                {6, 0x1A, 5, "Intel(R) Xeon(R) CPU           X5570  @ 2.93GHz", 2933, 0, 8192, 0x009CE3BD,
                 0xBFEBFBFF, 0x0, PMONSIM_NHM_COMMON_FLAGS},
-               global_control::uncore_global_ctrl, nhm_boxes(catalog_data::nhm_ep_events), {0, 0}};
+               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::nhm_ep_events), {0, 0},
+               uncore_bus_numbering::last_buses,
+               // Linux's PCI_DEVICE_ID_INTEL_I7_NONCORE_ALT, "Xeon 55xx" to i7core_edac
+               // (0x2C41 is the Core i7-900 / Xeon 3500's).
+               noncore_uclk_ratio(0x2C40)};
     return d;
 }
 
@@ -122,7 +140,11 @@ cpu_desc wsm_ep() {
     cpu_desc d{cpu_model::wsm_ep, "wsm-ep", "Xeon 5600 (Westmere-EP)", "SDM Vol. 3B 18.8.2",
                {6, 0x2C, 2, "Intel(R) Xeon(R) CPU           X5670  @ 2.93GHz", 2933, 0, 12288, 0x029EE3FF,
                 0xBFEBFBFF, 0x0, PMONSIM_NHM_COMMON_FLAGS " pclmulqdq pcid aes pdpe1gb arat"},
-               global_control::uncore_global_ctrl, nhm_boxes(catalog_data::wsm_ep_events), {0, 0}};
+               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::wsm_ep_events), {0, 0},
+               uncore_bus_numbering::last_buses,
+               // Linux's PCI_DEVICE_ID_INTEL_LYNNFIELD_NONCORE_REV2, "Xeon 56xx / i7-900"
+               // to i7core_edac (pci.ids: Xeon 5600 Series ... Generic Non-core Registers).
+               noncore_uclk_ratio(0x2C70)};
     return d;
 }
 

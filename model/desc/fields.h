@@ -96,6 +96,9 @@ inline constexpr bitfield fixed_pmi{"pmi", 2, 2};
 inline constexpr bitfield addr{"addr", 39, 3};
 inline constexpr bitfield opcode{"opcode", 47, 40};
 inline constexpr bitfield match_sel{"match_sel", 63, 61};
+// CURRENT_UCLK_RATIO, offset C0h of PCI device 0 function 0 (the Generic
+// Non-core Registers; uclk_ratio_desc): the UCLK ratio to BCLK, read-only.
+inline constexpr bitfield uclk_ratio{"uclk", 6, 0};
 }  // namespace nhm_bits
 
 // QPI packet filter: {MATCH1, MATCH0} and {MASK1, MASK0} as one 64-bit value

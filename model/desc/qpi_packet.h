@@ -61,4 +61,30 @@ inline uint64_t filter_fields(const qpi_packet& p) {
            m::vnw.put(p.vn) | m::rds.put(p.rds) | m::rnid_3_0.put(p.rnid);
 }
 
+// --- Requests reaching the home logic (packet_route::home_logic) -----------
+// On Nehalem-EP/Westmere-EP a packet row is a request arriving at the
+// socket's home logic; MSR_UNCORE_ADDR_OPCODE_MATCH compares its physical
+// address and its QPI message class and opcode (SDM Vol. 3B 18.8.2.3;
+// docs/decisions.md N15).
+
+// Where a request comes from. The value is its umask bit in event
+// ADDR_OPCODE_MATCH (IOH 0x01, REMOTE 0x02, LOCAL 0x04).
+enum class home_src : uint8_t { ioh = 0, remote = 1, local = 2 };
+constexpr unsigned home_src_count = 3;
+
+// Physical addresses have 40 bits; `no_addr` is a request that gave none.
+constexpr uint64_t phys_addr_max = (uint64_t{1} << 40) - 1;
+constexpr uint64_t no_addr = ~uint64_t{0};
+// A reserved bit of the register, set in a request's fields when it has no
+// address, so that it never equals an address field written there.
+inline constexpr bitfield addr_absent{"addr_absent", 48, 48};
+
+// The request's fields in the register's layout: address bits 39:3, message
+// class 47:44, opcode 43:40.
+inline uint64_t addr_match_fields(const qpi_packet& p, uint64_t addr) {
+    namespace n = nhm_bits;
+    const uint64_t a = addr == no_addr ? addr_absent.put(1) : n::addr.put(addr >> n::addr.lo);
+    return a | n::opcode.put(static_cast<uint64_t>(p.mc & 15u) << 4 | (p.opc & 15u));
+}
+
 }  // namespace pmonsim

@@ -200,7 +200,6 @@ uint64_t global_pmon::read(const register_def& r) {
         case reg_role::global_ctl: return ctl_;
         case reg_role::global_status: return status();
         case reg_role::global_config: return config_;
-        case reg_role::addr_match: return addr_match_;
         default: return 0;  // GLOBAL_OVF_CTRL reads 0
     }
 }
@@ -258,24 +257,6 @@ void global_pmon::write(const register_def& r, uint64_t value, uint64_t mask) {
         case reg_role::global_config:
             config_ = merge_write(r, config_, value, mask);
             break;
-        case reg_role::addr_match: {
-            addr_match_ = merge_write(r, addr_match_, value, mask);
-            // MatchSel: 000 off, 100 address, 010 opcode, 110 either, 001 both.
-            switch (nhm_bits::match_sel.get(addr_match_)) {
-                case 0b000: break;
-                case 0b100:
-                case 0b010:
-                case 0b110:
-                case 0b001:
-                    diag(r, value, "stored; the model does not filter event 0x35's trace-driven counts by it "
-                                   "(decisions.md N11)");
-                    break;
-                default:
-                    diag(r, value, "MatchSel is not one of the SDM's encodings (000, 100, 010, 110, 001)");
-                    break;
-            }
-            break;
-        }
         default:
             break;
     }

@@ -76,7 +76,6 @@ private:
     unsigned socket_;
 
     uint64_t ctl_ = 0, status_ = 0, config_ = 0;
-    uint64_t addr_match_ = 0;  // Nehalem's MSR_UNCORE_ADDR_OPCODE_MATCH (stored)
     uint64_t own_sets_ = 0, sets_at_clear_ = 0;  // status bits set (CHG)
     bool freeze_ = false;
     unsigned epoch_ = 0;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "desc/fields.h"
+
 namespace pmonsim {
 
 uint64_t uncore_config::uclk_hz() const { return static_cast<uint64_t>(std::llround(uclk_mhz * 1e6)); }
@@ -10,7 +12,28 @@ uint64_t uncore_config::qclk_hz() const { return static_cast<uint64_t>(std::llro
 
 unsigned uncore_config::bus_of(unsigned socket) const {
     if (!buses.empty()) return buses.at(socket);
-    return 0xFF - 0x80 * (sockets - 1 - socket);  // 0xFF alone; 0x7F, 0xFF for two
+    switch (describe(cpu).bus_numbering) {
+        case uncore_bus_numbering::top_of_half: return 0xFF - 0x80 * (sockets - 1 - socket);  // 0xFF; 0x7F, 0xFF
+        case uncore_bus_numbering::last_buses: return 0xFF - socket;                            // 0xFF; 0xFF, 0xFE
+    }
+    return 0xFF;
+}
+
+uint32_t uncore_config::uclk_ratio() const {
+    const uclk_ratio_desc& u = describe(cpu).uclk;
+    switch (u.report) {
+        case uclk_report::none: return 0;
+        case uclk_report::noncore_ratio: {
+            // (BCLK is 400/3 MHz, so a UCLK typed to the MHz, 2666 or 2667 for
+            // ratio 20, is within 1 MHz of its multiple; the next is 133 away.)
+            const long r = std::lround(uclk_mhz / u.bclk_mhz);
+            if (r < 1 || static_cast<uint64_t>(r) > nhm_bits::uclk_ratio.mask() >> nhm_bits::uclk_ratio.lo ||
+                !(std::fabs(uclk_mhz - static_cast<double>(r) * u.bclk_mhz) < 1.0))
+                return 0;
+            return static_cast<uint32_t>(r);
+        }
+    }
+    return 0;
 }
 
 uint32_t uncore_config::qpi_rate_code() const {
@@ -33,6 +56,16 @@ void uncore_config::validate() const {
         throw std::invalid_argument("--cpus-per-socket must be 1..64");
     if (!(uclk_mhz >= 100 && uclk_mhz <= 10000))
         throw std::invalid_argument("--uclk-mhz must be between 100 and 10000");
+    switch (d.uclk.report) {
+        case uclk_report::none: break;
+        case uclk_report::noncore_ratio:
+            if (uclk_ratio() == 0)  // CURRENT_UCLK_RATIO could not report the clock the counters count
+                throw std::invalid_argument(
+                    "--uclk-mhz must be a whole multiple of the 133.33 MHz base clock on " + std::string(d.name) +
+                    " (its uncore clock ratio register reads the multiple): 2000 (15), 2133.33 (16), 2400 (18), "
+                    "2666.67 (20), ...");
+            break;
+    }
     if (qpi_rate_code() == 0)  // QPI_RATE_STATUS could not report any other rate
         throw std::invalid_argument(
             "--qpi-gts must be a QPI link rate: 5.6, 6.4, 7.2, 8.0, 8.8 or 9.6");

@@ -22,9 +22,15 @@ struct uncore_config {
 
     uint64_t uclk_hz() const;
     uint64_t qclk_hz() const;
+    // The socket's uncore PCI bus: `buses`, or the CPU's numbering
+    // (uncore_bus_numbering; decisions.md P3, N12).
     unsigned bus_of(unsigned socket) const;
     // QPI_RATE_STATUS.qpi_rate for qpi_gts, or 0 when the rate has no code.
     uint32_t qpi_rate_code() const;
+    // CURRENT_UCLK_RATIO for uclk_mhz on a CPU that has it (uclk_ratio_desc):
+    // the whole ratio to BCLK within 1 MHz of uclk_mhz; 0 when it has none, or
+    // when uclk_mhz is no such multiple (decisions.md N12).
+    uint32_t uclk_ratio() const;
     // Throws std::invalid_argument naming the offending option.
     void validate() const;
 };

@@ -4,6 +4,7 @@
 #include "trace/trace_boxes.h"
 
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -47,6 +48,9 @@ namespace pk {
 constexpr std::size_t time = 0, flits = 8, socket = 10, port = 11, dir = 12, mc = 13, opc = 14,
                       vn = 15, rnid = 16, dnid = 17, rds = 18, ring = 19, reserved = 20;
 }
+namespace rq {  // kind 3: a request reaching the home logic
+constexpr std::size_t time = 0, addr = 8, socket = 16, src = 17, mc = 18, opc = 19, reserved = 20;
+}
 namespace ev {
 constexpr std::size_t time = 0, repeat = 8, count = 16, socket = 18, box = 19, code = 20,
                       ext = 21, sub = 22, reserved = 23;
@@ -72,6 +76,13 @@ binary_trace_writer::binary_trace_writer(std::ostream& out, trace_kind kind, tim
     std::memcpy(h, bf::magic, bf::magic_size);
     h[7] = bf::version;
     h[8] = kind == trace_kind::packets ? bf::kind_packets : bf::kind_events;
+    if (kind == trace_kind::packets) switch (describe(cpu_).packets) {
+            case packet_route::qpi_link: break;
+            case packet_route::home_logic:
+                h[7] = bf::version_requests;
+                h[8] = bf::kind_requests;
+                break;
+        }
     h[9] = unit == time_unit::ps ? bf::unit_ps : bf::unit_cycles;
     st16(h + 10, bf::header_size);
     st16(h + 12, bf::record_size);
@@ -96,8 +107,21 @@ void binary_trace_writer::write(const packet_record& r) {
     if (kind_ != trace_kind::packets)
         throw std::logic_error("binary_trace_writer: a packet record in an event trace");
     unsigned char* p = slot();
-    st64(p + pk::time, unit_ == time_unit::ps ? r.time : r.cycle);
     const qpi_packet& q = r.packet;
+    switch (describe(cpu_).packets) {
+        case packet_route::qpi_link: break;
+        case packet_route::home_logic:
+            st64(p + rq::time, unit_ == time_unit::ps ? r.time : r.cycle);
+            st64(p + rq::addr, r.addr);
+            p[rq::socket] = static_cast<unsigned char>(r.socket);
+            p[rq::src] = r.port;
+            p[rq::mc] = q.mc;
+            p[rq::opc] = q.opc;
+            used_ += bf::record_size;
+            ++records_;
+            return;
+    }
+    st64(p + pk::time, unit_ == time_unit::ps ? r.time : r.cycle);
     st16(p + pk::flits, q.flits ? q.flits : static_cast<uint16_t>(shape_of(q).flits));
     p[pk::socket] = static_cast<unsigned char>(r.socket);
     p[pk::port] = static_cast<unsigned char>(r.port);
@@ -181,6 +205,7 @@ struct alignas(64) binary_trace_decoder::impl {
     trace_context ctx;
     trace_clock uclk, qclk;
     trace_kind kind = trace_kind::packets;
+    bool requests = false;  // kind 3: packet records are requests at the home logic
     time_unit unit = time_unit::ps;
     std::array<box_table, box_kind_count> tables{};  // by box kind (cat null: none)
     std::array<bool, trace_box_count> box_on{};      // by box byte
@@ -263,12 +288,30 @@ struct alignas(64) binary_trace_decoder::impl {
                 got += (h[i] >= 0x20 && h[i] < 0x7f) ? static_cast<char>(h[i]) : '.';
             fail_header("the magic is '" + got + "', not '" + bf::magic + "'");
         }
-        if (h[7] != bf::version)
-            fail_header("version " + num(h[7]) + " is not supported (this reader reads version " +
-                        num(bf::version) + ")");
+        if (h[7] != bf::version && h[7] != bf::version_requests)
+            fail_header("version " + num(h[7]) + " is not supported (this reader reads versions " +
+                        num(bf::version) + " and " + num(bf::version_requests) + ")");
         if (h[8] == bf::kind_packets) kind = trace_kind::packets;
         else if (h[8] == bf::kind_events) kind = trace_kind::events;
-        else fail_header("kind " + num(h[8]) + " is neither 1 (packets) nor 2 (events)");
+        else if (h[8] == bf::kind_requests && h[7] >= bf::version_requests) {
+            kind = trace_kind::packets;
+            requests = true;
+        } else if (h[8] == bf::kind_requests)
+            fail_header("kind 3 (requests) needs version 2, not " + num(h[7]));
+        else fail_header("kind " + num(h[8]) + " is neither 1 (packets), 2 (events) nor 3 (requests)");
+        if (kind == trace_kind::packets) switch (describe(ctx.cpu).packets) {
+                case packet_route::qpi_link:
+                    if (requests)
+                        fail_header("kind 3 holds requests at the home logic, for " + cpus_of(packet_route::home_logic) +
+                                    "; packet records on " + to_string(ctx.cpu) + " are QPI link packets (kind 1)");
+                    break;
+                case packet_route::home_logic:
+                    if (!requests)
+                        fail_header("kind 1 holds QPI link packets, for " + cpus_of(packet_route::qpi_link) +
+                                    "; packet records on " + to_string(ctx.cpu) +
+                                    " are requests at the home logic (kind 3)");
+                    break;
+            }
         if (h[9] == bf::unit_ps) unit = time_unit::ps;
         else if (h[9] == bf::unit_cycles) unit = time_unit::cycles;
         else fail_header("time unit " + num(h[9]) + " is neither 0 (ps) nor 1 (cycles)");
@@ -276,8 +319,8 @@ struct alignas(64) binary_trace_decoder::impl {
             fail_header("header size " + num(ld16(h + 10)) + " is not " + num(bf::header_size));
         if (ld16(h + 12) != bf::record_size)
             fail_header("record size " + num(ld16(h + 12)) + " is not " + num(bf::record_size) +
-                        " (the size of a version 1 " +
-                        (kind == trace_kind::packets ? "packet" : "event") + " record)");
+                        " (the size of a version " + num(h[7]) + " " +
+                        (requests ? "request" : kind == trace_kind::packets ? "packet" : "event") + " record)");
         if (h[14] || h[15]) fail_header("reserved bytes 14-15 are not zero");
     }
 
@@ -433,10 +476,50 @@ struct alignas(64) binary_trace_decoder::impl {
         throw std::logic_error("binary_trace_decoder: a bad packet record without a reason");
     }
 
+    static std::string cpus_of(packet_route route) {
+        std::string s;
+        for (const cpu_desc& d : cpu_registry())
+            if (d.packets == route) s += std::string(s.empty() ? "" : ", ") + d.name;
+        return s;
+    }
+
+    // A kind 3 record: a request reaching the home logic, in UCLK cycles.
+    bool next_request(packet_record& r) {
+        const unsigned char* b = next_record();
+        if (!b) return false;
+        check_reserved(b, rq::reserved);
+        r.line = static_cast<unsigned>(current);
+        r.socket = static_cast<uint8_t>(take_socket(b[rq::socket]));
+        if (b[rq::src] >= home_src_count)
+            bad("src", num(b[rq::src]), "is not a request source (0 ioh, 1 remote, 2 local)");
+        r.port = b[rq::src];
+        r.dir = qpi_dir::rx;
+        if (b[rq::mc] > 15)
+            bad("mc", num(b[rq::mc]), "is not a message class (HOM0, HOM1, SNP, NDR, NCS, NCB, DRS or 0-15)");
+        if (b[rq::opc] > 15) bad("opc", num(b[rq::opc]), "is not an opcode (0-15)");
+        r.packet = qpi_packet{};
+        r.packet.mc = b[rq::mc];
+        r.packet.opc = b[rq::opc];
+        r.packet.flits = 1;
+        r.addr = ld64(b + rq::addr);
+        if (r.addr != no_addr && r.addr > phys_addr_max)
+            bad("addr", hex(r.addr), "is not a physical address (40 bits: 0-0xffffffffff; all ones: none)");
+        take_time(ld64(b + rq::time), uclk, "UCLK", r.time, r.cycle);
+        accept_time(r.time);
+        return true;
+    }
+    static std::string hex(uint64_t v) {
+        char t[24];
+        std::snprintf(t, sizeof t, "0x%llx", static_cast<unsigned long long>(v));
+        return t;
+    }
+
     __attribute__((always_inline)) bool next(packet_record& r) {
+        if (requests) return next_request(r);
         const unsigned char* b = next_record();
         if (!b) return false;
         if (!packet_ok(b)) bad_packet(b);
+        r.addr = no_addr;
         r.line = static_cast<unsigned>(current);
         r.socket = b[pk::socket];
         r.port = b[pk::port];
@@ -457,6 +540,12 @@ struct alignas(64) binary_trace_decoder::impl {
 
     // What next(packet_record&) checks, keeping only the time.
     __attribute__((always_inline)) bool check_next_packet(time_ps& t) {
+        if (requests) {
+            packet_record r;
+            if (!next_request(r)) return false;
+            t = r.time;
+            return true;
+        }
         const unsigned char* b = next_record();
         if (!b) return false;
         if (!packet_ok(b)) bad_packet(b);
@@ -479,6 +568,7 @@ struct alignas(64) binary_trace_decoder::impl {
         while (k < n && check_next_packet(t)) {
             if (k++ == 0) first = t;
             last = t;
+            if (requests) continue;  // (the block check below reads kind 1 records)
             const unsigned char* b = pos;  // the record after the one just taken, in the same block
             const std::size_t m = std::min<std::size_t>(n - k, static_cast<std::size_t>(end - pos) / bf::record_size);
             uint64_t prev = ld64(b - bf::record_size + pk::time);

@@ -22,13 +22,15 @@ namespace binary_format {
 // Header (16 bytes).
 constexpr char magic[] = "PMONTRC";        // bytes 0-6
 constexpr std::size_t magic_size = 7;
-constexpr uint8_t version = 1;             // byte 7
-constexpr uint8_t kind_packets = 1;        // byte 8
+constexpr uint8_t version = 1;             // byte 7: of kinds 1 and 2
+constexpr uint8_t version_requests = 2;    // version 2 adds kind 3
+constexpr uint8_t kind_packets = 1;        // byte 8: QPI link packets
 constexpr uint8_t kind_events = 2;
+constexpr uint8_t kind_requests = 3;       // requests at the home logic (packet_route::home_logic)
 constexpr uint8_t unit_ps = 0;             // byte 9
 constexpr uint8_t unit_cycles = 1;
 constexpr std::size_t header_size = 16;    // bytes 10-11 (u16)
-constexpr std::size_t record_size = 24;    // bytes 12-13 (u16), both kinds in version 1
+constexpr std::size_t record_size = 24;    // bytes 12-13 (u16), every kind
                                            // bytes 14-15: reserved, 0
 // Event records: the box byte is the trace box code (trace_boxes.h: 0 ubox,
 // 1 r2pcie, 2-4 qpi0-qpi2, 5 uncore); the sub-event byte of an event

@@ -79,8 +79,12 @@ text_trace_writer::text_trace_writer(std::ostream& out, trace_kind kind, time_un
     : out_(out), kind_(kind), unit_(unit), cpu_(ctx.cpu) {
     buf_.reserve(flush_at + 512);
     buf_ = unit == time_unit::ps ? "time" : "cycle";
-    buf_ += kind == trace_kind::packets ? ",socket,port,dir,mc,opc,vn,rnid,dnid,rds,flits,ring\n"
-                                        : ",socket,box,event,umask,count,repeat\n";
+    const char* packets = ",socket,port,dir,mc,opc,vn,rnid,dnid,rds,flits,ring\n";
+    switch (describe(cpu_).packets) {
+        case packet_route::qpi_link: break;
+        case packet_route::home_logic: packets = ",socket,src,mc,opc,addr\n"; break;
+    }
+    buf_ += kind == trace_kind::packets ? packets : ",socket,box,event,umask,count,repeat\n";
 }
 
 text_trace_writer::~text_trace_writer() {
@@ -99,9 +103,30 @@ void text_trace_writer::write(const packet_record& r) {
     s += ',';
     put_uint(s, r.socket);
     s += ',';
+    const qpi_packet& p = r.packet;
+    switch (describe(cpu_).packets) {
+        case packet_route::qpi_link: break;
+        case packet_route::home_logic: {
+            static constexpr const char* src_text[home_src_count] = {"ioh", "remote", "local"};
+            s += r.port < home_src_count ? src_text[r.port] : "?";
+            s += ',';
+            put_named(s, detail::mc_text(p.mc), p.mc);
+            s += ',';
+            put_uint(s, p.opc);
+            s += ',';
+            if (r.addr != no_addr) {
+                char a[24];
+                std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(r.addr));
+                s += a;
+            }
+            s += '\n';
+            ++records_;
+            if (s.size() >= flush_at) flush();
+            return;
+        }
+    }
     put_uint(s, r.port);
     s += r.dir == qpi_dir::tx ? ",tx," : ",rx,";
-    const qpi_packet& p = r.packet;
     put_named(s, detail::mc_text(p.mc), p.mc);
     s += ',';
     put_uint(s, p.opc);

@@ -6,6 +6,10 @@
 //   packet trace  (one QPI packet received or sent per row)
 //     required  time | cycle, port, dir, mc
 //     optional  socket, opc, vn, rnid, dnid, rds, flits, ring
+//   or, on a CPU whose packet_route is home_logic (one request reaching the
+//   home logic per row, in UCLK cycles)
+//     required  time | cycle, src, mc
+//     optional  socket, opc, addr
 //   event trace   (per-cycle increments of any catalog event)
 //     required  time | cycle, box, event, count
 //     optional  socket, umask, ext, repeat
@@ -108,18 +112,24 @@ enum class time_unit { ps, cycles };
 enum class trace_format { text, binary };
 const char* to_string(trace_format f);
 
+// A packet row. Where it goes is the CPU's packet_route: a QPI port's link
+// (qpi_link), or the socket's home logic (home_logic: a request, whose
+// source is held in `port` and whose cycle is a UCLK cycle).
 struct packet_record {
-    time_ps time = 0;    // the row's time (for a `cycle` row: the start of that QCLK cycle)
-    cycle_t cycle = 0;   // QCLK cycle in which the packet's header is ready
+    time_ps time = 0;    // the row's time (for a `cycle` row: the start of that cycle)
+    cycle_t cycle = 0;   // cycle in which the packet's header is ready (QCLK; home_logic: UCLK)
+    uint64_t addr = no_addr;  // physical address (home_logic only), or no_addr
     unsigned line = 0;   // line of the row in its file (binary: record number)
     uint8_t socket = 0;
-    uint8_t port = 0;
+    uint8_t port = 0;    // QPI port; home_logic: the request's home_src
     qpi_dir dir = qpi_dir::rx;
     qpi_packet packet;   // packet.flits is always set: the `flits` column or shape_of()
+
+    home_src source() const { return static_cast<home_src>(port); }
 };
-// Two to a cache line: the reading thread writes them on one core and the
-// replay reads them on the other, 32 bytes per packet.
-static_assert(sizeof(packet_record) == 32);
+// The reading thread writes them on one core and the replay reads them on
+// the other, 40 bytes per packet.
+static_assert(sizeof(packet_record) == 40);
 
 // The name of the box an event record drives: "ubox", "r2pcie", "qpi0",
 // "qpi1" or "qpi2", held in place (up to 7 characters; longer ones are cut).

@@ -140,23 +140,32 @@ struct alignas(64) text_trace_decoder::impl {
             fail(0, "header: neither a packet trace (needs columns mc and dir) nor an event "
                     "trace (needs columns box and event)");
         kind = ev ? trace_kind::events : trace_kind::packets;
+        const packet_route route = describe(ctx.cpu).packets;
         for (std::size_t i = 0; i < header.size(); ++i) {
             int c = -1;
             for (int k = 0; k < n_cols; ++k)
                 if (header[i] == col_name[k]) c = k;
-            if (c < 0 || !(ev ? event_column(c) : packet_column(c)))
+            if (c >= 0 && !ev && !packet_column(c, route) && !cpus_with_packet_column(c).empty())
+                fail(static_cast<unsigned>(i + 1),
+                     "header: column '" + header[i] + "' is for the packet rows of " +
+                         cpus_with_packet_column(c) + "; on " + to_string(ctx.cpu) + " " +
+                         route_text(route) + " (columns " + column_list(false, route) + ")");
+            if (c < 0 || !(ev ? event_column(c) : packet_column(c, route)))
                 fail(static_cast<unsigned>(i + 1),
                      "header: unknown column '" + header[i] + "' (" +
                          std::string(ev ? "an event trace has columns "
                                         : "a packet trace has columns ") +
-                         column_list(ev) + ")");
+                         column_list(ev, route) + ")");
         }
         if (has(c_time) && has(c_cycle))
             fail(column_no(pos[c_time] > pos[c_cycle] ? c_time : c_cycle),
                  "header: columns 'time' and 'cycle' exclude each other: give one");
         if (!has(c_time) && !has(c_cycle)) fail(0, "header: needs a 'time' or a 'cycle' column");
-        const std::array<int, 3> req = ev ? std::array<int, 3>{c_box, c_event, c_count}
-                                          : std::array<int, 3>{c_port, c_dir, c_mc};
+        std::vector<int> req{c_box, c_event, c_count};
+        if (!ev) switch (route) {
+                case packet_route::qpi_link: req = {c_port, c_dir, c_mc}; break;
+                case packet_route::home_logic: req = {c_src, c_mc}; break;
+            }
         for (int c : req)
             if (!has(c))
                 fail(0, "header: " + std::string(to_string(kind)) + " needs column '" +
@@ -247,10 +256,58 @@ struct alignas(64) text_trace_decoder::impl {
 
     // --- Packet rows
 
+    static const char* route_text(packet_route route) {
+        switch (route) {
+            case packet_route::qpi_link: return "a packet row is a QPI packet a port receives or sends";
+            case packet_route::home_logic: return "a packet row is a request reaching the home logic";
+        }
+        return "";
+    }
+
     void parse_packet(packet_record& r) {
         r.line = lineno;
         r.socket = parse_socket();
+        r.addr = no_addr;
+        switch (describe(ctx.cpu).packets) {
+            case packet_route::qpi_link: parse_link_packet(r); break;
+            case packet_route::home_logic: parse_request(r); break;
+        }
+        accept_time(r.time);
+    }
 
+    // A request reaching the home logic: its source, class, opcode and
+    // physical address, in UCLK cycles.
+    void parse_request(packet_record& r) {
+        std::string_view v = required(c_src);
+        home_src src;
+        if (!parse_src(v, src)) bad(c_src, v, "is not a request source (local, remote or ioh)");
+        r.port = static_cast<uint8_t>(src);
+        r.dir = qpi_dir::rx;
+        qpi_packet& p = r.packet;
+        parse_class_and_opcode(p);
+        p.flits = 1;
+        v = get(c_addr);
+        if (!v.empty()) {
+            uint64_t a;
+            if (!parse_uint(v, a) || a > phys_addr_max)
+                bad(c_addr, v, "is not a physical address (40 bits: 0-0xffffffffff)");
+            r.addr = a;
+        }
+        parse_time(uclk, "UCLK", r.time, r.cycle);
+    }
+
+    // A fresh packet with the row's `mc` and `opc`.
+    void parse_class_and_opcode(qpi_packet& p) {
+        p = qpi_packet{};
+        unsigned x;
+        const std::string_view v = required(c_mc);
+        if (!parse_mc(v, x))
+            bad(c_mc, v, "is not a message class (HOM0, HOM1, SNP, NDR, NCS, NCB, DRS or 0-15)");
+        p.mc = static_cast<uint8_t>(x);
+        p.opc = static_cast<uint8_t>(small_uint(c_opc, 15, "is not an opcode (0-15)", 0));
+    }
+
+    void parse_link_packet(packet_record& r) {
         std::string_view v = required(c_port);
         uint64_t port;
         if (!parse_uint(v, port) || port >= ctx.qpi_ports)
@@ -266,13 +323,8 @@ struct alignas(64) text_trace_decoder::impl {
         }
 
         qpi_packet& p = r.packet;
-        p = qpi_packet{};
+        parse_class_and_opcode(p);
         unsigned x;
-        v = required(c_mc);
-        if (!parse_mc(v, x))
-            bad(c_mc, v, "is not a message class (HOM0, HOM1, SNP, NDR, NCS, NCB, DRS or 0-15)");
-        p.mc = static_cast<uint8_t>(x);
-        p.opc = static_cast<uint8_t>(small_uint(c_opc, 15, "is not an opcode (0-15)", 0));
         v = get(c_vn);
         if (!v.empty()) {
             if (!parse_vn(v, x)) bad(c_vn, v, "is not a virtual network (VN0, VN1, VNA or 0-3)");
@@ -306,7 +358,6 @@ struct alignas(64) text_trace_decoder::impl {
         }
 
         parse_time(qclk, "QCLK", r.time, r.cycle);
-        accept_time(r.time);
     }
 
     // --- Event rows

@@ -26,22 +26,39 @@ using lex::word_key;
 enum col : int {
     c_time, c_cycle, c_socket,
     c_port, c_dir, c_mc, c_opc, c_vn, c_rnid, c_dnid, c_rds, c_flits, c_ring,  // packets
+    c_src, c_addr,                                                             // home requests
     c_box, c_event, c_count, c_umask, c_ext, c_repeat,                         // events
     n_cols
 };
 
 inline constexpr std::array<const char*, n_cols> col_name = {
     "time", "cycle", "socket", "port", "dir", "mc",  "opc",   "vn",  "rnid",  "dnid",
-    "rds",  "flits", "ring",   "box",  "event", "count", "umask", "ext", "repeat"};
+    "rds",  "flits", "ring",   "src",  "addr", "box",  "event", "count", "umask", "ext", "repeat"};
 
-inline bool packet_column(int c) { return c <= c_ring; }
+// The columns of a packet row where packets take `route` (cpu_desc::packets).
+inline bool packet_column(int c, packet_route route) {
+    if (c <= c_socket) return true;  // time, cycle, socket
+    switch (route) {
+        case packet_route::qpi_link: return c <= c_ring;
+        case packet_route::home_logic: return c == c_src || c == c_mc || c == c_opc || c == c_addr;
+    }
+    return false;
+}
 inline bool event_column(int c) { return c <= c_socket || c >= c_box; }
 
-inline std::string column_list(bool events) {
+inline std::string column_list(bool events, packet_route route) {
     std::string s;
     for (int c = 0; c < n_cols; ++c)
-        if (events ? event_column(c) : packet_column(c))
+        if (events ? event_column(c) : packet_column(c, route))
             s += std::string(s.empty() ? "" : ", ") + col_name[c];
+    return s;
+}
+
+// The CPUs whose packet rows have column c, for messages ("nhm-ep, wsm-ep").
+inline std::string cpus_with_packet_column(int c) {
+    std::string s;
+    for (const cpu_desc& d : cpu_registry())
+        if (packet_column(c, d.packets)) s += std::string(s.empty() ? "" : ", ") + d.name;
     return s;
 }
 
@@ -74,6 +91,15 @@ inline bool parse_vn(std::string_view v, unsigned& out) {
         case word_key("VN1"): out = 1; return true;
         case word_key("VNA"): out = 2; return true;
         default: return number_upto(v, 3, out);
+    }
+}
+
+inline bool parse_src(std::string_view v, home_src& out) {
+    switch (word_key(v)) {
+        case word_key("LOCAL"): out = home_src::local; return true;
+        case word_key("REMOTE"): out = home_src::remote; return true;
+        case word_key("IOH"): out = home_src::ioh; return true;
+        default: return false;
     }
 }
 

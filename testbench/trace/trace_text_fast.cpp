@@ -133,7 +133,7 @@ __attribute__((always_inline)) inline bool fast_rows::time(const trace_clock& cl
 }
 
 bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packet_record& r) {
-    if (!scan_fields(line)) return false;
+    if (!link_packets_ || !scan_fields(line)) return false;
     constexpr uint64_t none = ~uint64_t{0};  // more than 19 digits can say
     uint64_t socket = 0, port = none, opc = 0, rnid = 0, dnid = 0, flits = none;
     if (!number_or_empty(c_socket, socket) || !number_or_empty(c_port, port) ||
@@ -165,6 +165,7 @@ bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packe
     r.port = static_cast<unsigned>(port);
     r.dir = dir ? qpi_dir::tx : qpi_dir::rx;
     r.packet = p;
+    r.addr = no_addr;
     return true;
 }
 

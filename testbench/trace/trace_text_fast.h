@@ -29,7 +29,7 @@ public:
     fast_rows(const std::array<int, n_cols>& pos, std::size_t fields, const trace_context& ctx,
               const trace_clock& uclk, const trace_clock& qclk, const event_text_cache& cache)
         : pos_(pos), ctx_(ctx), uclk_(uclk), qclk_(qclk), cache_(cache), scan_(fields),
-          box_on_(boxes_on(ctx)), qclk_box_(qclk_boxes(ctx.cpu)) {}
+          box_on_(boxes_on(ctx)), qclk_box_(qclk_boxes(ctx.cpu)), link_packets_(takes_link_packets(ctx)) {}
 
     // The record of the row `line` but its line number, when the row is not
     // before `after` (ignored when `ordered` is false): true; otherwise false,
@@ -63,6 +63,17 @@ private:
     std::vector<span> scan_;  // the current row's fields
     std::array<bool, trace_box_count> box_on_;    // by trace box code
     std::array<bool, trace_box_count> qclk_box_;
+    // Packet rows are QPI link packets (the only ones the fast path reads;
+    // requests at the home logic take the general parser).
+    bool link_packets_;
+
+    static bool takes_link_packets(const trace_context& ctx) {
+        switch (describe(ctx.cpu).packets) {
+            case packet_route::qpi_link: return true;
+            case packet_route::home_logic: return false;
+        }
+        return false;
+    }
 };
 
 }  // namespace pmonsim::trace::text

@@ -3,6 +3,7 @@
 // values, preloads near the wrap and random register writes at random cycles.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <random>
 
@@ -32,7 +33,11 @@ uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, b
     uint32_t v = 0;
     if (!s.fixed) {
         const auto& evs = s.catalog->events();
-        const event_def& e = evs[rng() % evs.size()];
+        const event_def* pick = &evs[rng() % evs.size()];
+        // (Nehalem/Westmere: often the event the requests drive.)
+        if (s.filter == packet_filter::addr_opcode_match && pct(rng) < 40)
+            pick = &evs[*s.catalog->find(static_cast<uint8_t>(s.addr_match_code), false)];
+        const event_def& e = *pick;
         uint8_t umask = 0;
         if (!e.umasks.empty()) umask = e.umasks[rng() % e.umasks.size()].value;
         if (pct(rng) < 5) umask ^= 1u << (rng() % 8);  // sometimes undefined bits
@@ -99,6 +104,41 @@ void run_differential(const scenario sc, bool messages) {
                     fast.post_rx_header(c, f);
                 }
         uint64_t match = 0, mask = 0;
+        // Random requests at the home logic (Nehalem/Westmere, N15): up to 2
+        // per cycle, from a few addresses and opcode bytes so that some match.
+        struct request { unsigned src, opcode; uint64_t addr; };
+        std::map<uint64_t, std::vector<request>> requests;
+        const uint64_t addrs[] = {0x1000, 0x1008, 0x1004, 0xFFFFFFFFF8, ~uint64_t{0} /* none */};
+        const unsigned opcodes[] = {0x00, 0x02, 0xE2};
+        std::array<unsigned, home_src_count> src_input{};
+        if (spec.filter == packet_filter::addr_opcode_match) {
+            const auto e = spec.catalog->find(0x35, false);
+            for (unsigned k = 0; k < home_src_count; ++k) src_input[k] = *spec.catalog->input_of(*e, int(k));
+            for (uint64_t c = 0; c < N; ++c)
+                for (int h = rng() % 4; h > 0 && h <= 2; --h) {
+                    const request q{unsigned(rng() % 3), opcodes[rng() % 3], addrs[rng() % 5]};
+                    requests[c].push_back(q);
+                    qpi_packet p;
+                    p.mc = static_cast<uint8_t>(q.opcode >> 4);
+                    p.opc = static_cast<uint8_t>(q.opcode & 15);
+                    fast.post_request(c, static_cast<home_src>(q.src), addr_match_fields(p, q.addr));
+                }
+        }
+        uint64_t addr_match = 0;  // MSR_UNCORE_ADDR_OPCODE_MATCH
+        // Its MatchSel, by literal bits (SDM 18.8.2.3): 100 address, 010
+        // opcode, 110 either, 001 both; anything else matches nothing.
+        auto matches = [&](const request& q) {
+            const uint64_t granule = (uint64_t{1} << 37) - 1;  // address bits 39:3
+            const bool a = q.addr != ~uint64_t{0} && ((q.addr >> 3) & granule) == ((addr_match >> 3) & granule);
+            const bool o = ((addr_match >> 40) & 0xFF) == q.opcode;
+            switch (addr_match >> 61) {
+                case 4: return a;
+                case 2: return o;
+                case 6: return a || o;
+                case 1: return a && o;
+                default: return false;
+            }
+        };
 
         // Initial programming: near-wrap preloads.
         auto write = [&](const register_def& r, uint64_t v, uint64_t c) {
@@ -195,6 +235,14 @@ void run_differential(const scenario sc, bool messages) {
                             ref.gate = g;
                         }
                         break;
+                    case 7:
+                        if (spec.filter == packet_filter::addr_opcode_match) {
+                            const uint64_t sels[] = {0, 4, 2, 6, 1, 3};
+                            addr_match = (sels[rng() % 6] << 61) | (uint64_t{opcodes[rng() % 3]} << 40) |
+                                         (addrs[rng() % 4] & ~uint64_t{7});
+                            write(reg(spec, reg_role::addr_match), addr_match, c);
+                        }
+                        break;
                     default:
                         break;  // plain read
                 }
@@ -202,7 +250,10 @@ void run_differential(const scenario sc, bool messages) {
             uint32_t cto = 0;
             if (auto it = headers.find(c); it != headers.end())
                 for (uint64_t f : it->second) cto += ((f ^ match) & mask) == 0;
-            if (ref.tick(in[c], cto)) {
+            std::vector<uint64_t> now = in[c];
+            if (auto it = requests.find(c); it != requests.end())
+                for (const request& q : it->second) now[src_input[q.src]] += matches(q);
+            if (ref.tick(now, cto)) {
                 ref.global_freeze = true;
                 ref.armed = false;
             }

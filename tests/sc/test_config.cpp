@@ -2,6 +2,8 @@
 // the clock diagnostics are counted in.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "sc/sc_harness.h"
 
 namespace pmonsim {
@@ -35,6 +37,52 @@ TEST(Config, TopologyLimits) {
     EXPECT_EQ(cfg.bus_of(1), 0xFFu);
     cfg.start_frozen = true;
     EXPECT_THROW(cfg.validate(), std::invalid_argument);  // no global freeze on snb-ep
+}
+
+// Nehalem-EP/Westmere-EP: UCLK is a whole multiple of the 133.33 MHz BCLK,
+// the ratio CURRENT_UCLK_RATIO reads; within 1 MHz of one (a UCLK typed to the
+// MHz) it is that ratio, anything else is rejected. The E5s have no such
+// register and take any UCLK (decisions.md N12).
+TEST(Config, NehalemUclkMustBeAWholeRatioOfBclk) {
+    for (cpu_model cpu : {cpu_model::nhm_ep, cpu_model::wsm_ep}) {
+        SCOPED_TRACE(to_string(cpu));
+        uncore_config cfg;
+        cfg.cpu = cpu;
+        EXPECT_NO_THROW(cfg.validate());
+        EXPECT_EQ(cfg.uclk_ratio(), 15u) << "the default 2000 MHz is 15 x 133.33";
+        for (auto [mhz, ratio] : {std::pair{2400.0, 18u}, {2666.67, 20u}, {2667.0, 20u}, {2666.0, 20u},
+                                  {2133.3333, 16u}, {133.33, 1u}, {9866.67, 74u}}) {
+            cfg.uclk_mhz = mhz;
+            EXPECT_NO_THROW(cfg.validate()) << mhz;
+            EXPECT_EQ(cfg.uclk_ratio(), ratio) << mhz;
+        }
+        for (double bad : {2050.0, 2665.0, 2668.0, 100.0, 1900.0}) {
+            cfg.uclk_mhz = bad;
+            EXPECT_EQ(cfg.uclk_ratio(), 0u) << bad;
+            EXPECT_THROW(cfg.validate(), std::invalid_argument) << bad;
+        }
+    }
+    uncore_config e5;
+    e5.uclk_mhz = 2050;
+    EXPECT_NO_THROW(e5.validate());
+    EXPECT_EQ(e5.uclk_ratio(), 0u) << "no ratio register on ivb-ep";
+}
+
+// Nehalem-EP/Westmere-EP sockets sit on the last buses, socket s on 0xFF - s
+// (Linux's i7core_edac: socket = last bus - bus); the E5s keep P3's buses.
+TEST(Config, NehalemSocketsOnTheLastBuses) {
+    uncore_config cfg;
+    cfg.cpu = cpu_model::wsm_ep;
+    EXPECT_EQ(cfg.bus_of(0), 0xFFu);
+    cfg.sockets = 2;
+    EXPECT_EQ(cfg.bus_of(0), 0xFFu);
+    EXPECT_EQ(cfg.bus_of(1), 0xFEu);
+    cfg.buses = {0x3F, 0x7F};
+    EXPECT_EQ(cfg.bus_of(1), 0x7Fu) << "configured buses win";
+    cfg.cpu = cpu_model::ivb_ep;
+    cfg.buses.clear();
+    EXPECT_EQ(cfg.bus_of(0), 0x7Fu);
+    EXPECT_EQ(cfg.bus_of(1), 0xFFu);
 }
 
 TEST(Config, QpiFunctionDiagnosticsCountQclkCycles) {

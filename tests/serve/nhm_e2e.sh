@@ -6,12 +6,16 @@
 #     event, umask, edge, inv, cmask) and `perf stat -a --per-socket` of two
 #     events and the fixed counter (event=0xff) around `sleep 0.001`: each
 #     socket's count is what the trace drove in that millisecond;
-#  3. pmon-stat --target hw under exec prints what --target sim prints.
+#  3. pmon-stat --target hw under exec prints what --target sim prints;
+#  4. Debian's lspci and setpci find the Generic Non-core Registers function
+#     (00.0, 8086:2c40) on each socket's uncore bus (ff, fe) and read the
+#     uncore clock ratio at C0h: 15 for the default 2000 MHz, 20 for
+#     --uclk-mhz 2666.67 (decisions.md N12).
 # Usage: nhm_e2e.sh PMONSIM PMON_STAT EXAMPLE_DIR
 set -uo pipefail
 pmonsim=$1 stat=$2 dir=$3
-for tool in rdmsr wrmsr perf; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (msr-tools, linux-perf)"; exit 77; }
+for tool in rdmsr wrmsr perf lspci setpci; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (msr-tools, linux-perf, pciutils)"; exit 77; }
 done
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
@@ -69,3 +73,21 @@ diff -u "$work/sim.out" "$work/out" || fail "pmon-stat: hw under exec differs fr
 grep -q "600      uncore/QMC_NORMAL_READS.ANY" "$work/out" || fail "pmon-stat: no 600 reads"
 grep -q "100      uncore/event=0x23,umask=0x04,cmask=4/" "$work/out" || fail "pmon-stat: no 100 cycles at >= 4"
 echo "ok: pmon-stat --target hw under exec equals --target sim"
+
+# 4. lspci and setpci: the uncore clock ratio register
+"$pmonsim" exec --cpu nhm-ep --sockets 2 --report none -- sh -e -c '
+  lspci -n -d 8086:
+  setpci -s ff:00.0 c0.l
+  setpci -s fe:00.0 c0.l
+  setpci -s ff:00.0 c0.l=7f
+  setpci -s ff:00.0 c0.l' > "$work/out" 2> "$work/err" || fail "lspci, setpci under exec"
+expected="fe:00.0 0600: 8086:2c40 (rev 05)
+ff:00.0 0600: 8086:2c40 (rev 05)
+0000000f
+0000000f
+0000000f"
+[ "$(cat "$work/out")" = "$expected" ] || fail "Generic Non-core Registers: IDs, or C0h not 15 (2000 MHz) and read-only"
+"$pmonsim" exec --cpu nhm-ep --uclk-mhz 2666.67 --report none -- setpci -s ff:00.0 c0.l > "$work/out" 2> "$work/err" \
+  || fail "setpci with --uclk-mhz 2666.67"
+[ "$(cat "$work/out")" = 00000014 ] || fail "C0h is not 20 (0x14) for 2666.67 MHz"
+echo "ok: lspci and setpci: 8086:2c40 on buses ff and fe, uncore clock ratio 15 and 20"

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "interpose/cpuid_answers.h"
 #include "interpose/paths.h"
@@ -188,8 +189,8 @@ TEST(PlatformRegisters, CachingAgentsFollowTheCoreCount) {
 }
 
 TEST(PlatformFunctions, DeviceIdsOfBothGenerations) {
-    const auto snb = serve::platform_functions(cpu_model::snb_ep);
-    const auto ivb = serve::platform_functions(cpu_model::ivb_ep);
+    const auto snb = serve::platform_functions(cpu_model::snb_ep, 0);
+    const auto ivb = serve::platform_functions(cpu_model::ivb_ep, 0);
     auto id = [](const std::vector<serve::platform_function>& v, unsigned dev, unsigned fn) -> unsigned {
         for (const auto& f : v)
             if (f.dev == dev && f.fn == fn) return f.device_id;
@@ -203,4 +204,26 @@ TEST(PlatformFunctions, DeviceIdsOfBothGenerations) {
     EXPECT_EQ(id(snb, 19, 5), 0x3C44u);
     EXPECT_EQ(id(ivb, 19, 5), 0x0E36u);
     EXPECT_EQ(id(ivb, 19, 6), 0x0E37u);
+    EXPECT_EQ(id(snb, 0, 0), 0u) << "no Generic Non-core Registers function on an E5";
+}
+
+// Nehalem-EP/Westmere-EP: only the Generic Non-core Registers function, 00.0
+// (8086:2C40 Xeon 5500, 8086:2C70 Xeon 5600, a host bridge), its
+// CURRENT_UCLK_RATIO at C0h read-only with the ratio in bits 6:0
+// (decisions.md N12).
+TEST(PlatformFunctions, NehalemGenericNonCoreHoldsTheUclkRatio) {
+    for (auto [cpu, device] : {std::pair{cpu_model::nhm_ep, 0x2C40u}, {cpu_model::wsm_ep, 0x2C70u}}) {
+        SCOPED_TRACE(to_string(cpu));
+        const auto f = serve::platform_functions(cpu, 20);
+        ASSERT_EQ(f.size(), 1u);
+        EXPECT_EQ(f[0].dev, 0u);
+        EXPECT_EQ(f[0].fn, 0u);
+        EXPECT_EQ(f[0].device_id, device);
+        EXPECT_EQ(f[0].class_code, 0x060000u);
+        ASSERT_EQ(f[0].dwords.size(), 1u);
+        EXPECT_EQ(f[0].dwords[0].offset, 0xC0u);
+        EXPECT_EQ(f[0].dwords[0].value, 20u);
+        EXPECT_TRUE(f[0].dwords[0].read_only);
+        EXPECT_EQ(serve::platform_functions(cpu, 0x80)[0].dwords[0].value, 0u) << "7 bits";
+    }
 }

@@ -308,10 +308,16 @@ TEST(TraceBinaryHeader, ErrorsHaveExactMessages) {
               "h.bin: binary header: the magic is 'PMONTRX', not 'PMONTRC'");
     EXPECT_EQ(error_of(std::string("PMON\x00\x01\x02\x03", 8) + header(1, 0).substr(8), "h.bin"),
               "h.bin: binary header: the magic is 'PMON...', not 'PMONTRC'");
-    EXPECT_EQ(error_of(header(1, 0, 2) + rec, "h.bin"),
-              "h.bin: binary header: version 2 is not supported (this reader reads version 1)");
+    EXPECT_EQ(error_of(header(1, 0, 3) + rec, "h.bin"),
+              "h.bin: binary header: version 3 is not supported (this reader reads versions 1 and 2)");
     EXPECT_EQ(error_of(header(0, 0) + rec, "h.bin"),
-              "h.bin: binary header: kind 0 is neither 1 (packets) nor 2 (events)");
+              "h.bin: binary header: kind 0 is neither 1 (packets), 2 (events) nor 3 (requests)");
+    // Kind 3 (requests at the home logic, N15): version 2, and only where packets take that route.
+    EXPECT_EQ(error_of(header(3, 0) + rec, "h.bin"),
+              "h.bin: binary header: kind 3 (requests) needs version 2, not 1");
+    EXPECT_EQ(error_of(header(3, 0, 2) + rec, "h.bin"),
+              "h.bin: binary header: kind 3 holds requests at the home logic, for nhm-ep, wsm-ep; packet "
+              "records on ivb-ep are QPI link packets (kind 1)");
     EXPECT_EQ(error_of(header(1, 2) + rec, "h.bin"),
               "h.bin: binary header: time unit 2 is neither 0 (ps) nor 1 (cycles)");
     EXPECT_EQ(error_of(header(1, 0, 1, 32) + rec, "h.bin"),
