@@ -20,6 +20,7 @@
 #include <memory>
 #include <systemc>
 
+#include "version.h"
 #include "cli_status.h"
 #include "model_options.h"
 #include "output_file.h"
@@ -102,6 +103,7 @@ bool parse(int argc, char** argv, options& o) {
     std::string cpu = describe(default_cpu).name, report = "table";
     po::options_description opts(o.exec ? "pmonsim exec options" : "pmonsim serve options");
     opts.add_options()("help,h", "show this help")
+        ("version", "print the version and exit")
         ("cpu", po::value(&cpu)->default_value(cpu), ("CPU: " + cpu_names(", ")).c_str());
     add_model_options(opts, o.cfg);
     opts.add_options()
@@ -124,6 +126,10 @@ bool parse(int argc, char** argv, options& o) {
     po::variables_map vm;
     po::store(po::command_line_parser(end - 1, argv + 1).options(opts).positional({}).run(), vm);
     po::notify(vm);
+    if (vm.count("version")) {
+        std::cout << version_text(o.exec ? "pmonsim exec" : "pmonsim serve");
+        return false;
+    }
     if (vm.count("help")) {
         if (o.exec)
             std::cout << "Usage: pmonsim exec [options] -- COMMAND [ARGS...]\n"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "version.h"
 #include "splitmix.h"
 
 namespace po = boost::program_options;
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
     po::options_description opts("pmonsim-gen-trace options");
     opts.add_options()
         ("help,h", "show this help")
+        ("version", "print the version and exit")
         ("mix", po::value(&mix)->default_value(mix), "class weights CLASS=W,...")
         ("load", po::value(&load)->default_value(load), "fraction of the 2 flit slots per QCLK used (0..1]")
         ("cycles", po::value(&cycles)->default_value(cycles), "duration in QCLK cycles")
@@ -70,6 +72,10 @@ int main(int argc, char** argv) {
         po::variables_map vm;
         po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
         po::notify(vm);
+        if (vm.count("version")) {
+            std::cout << pmonsim::version_text("pmonsim-gen-trace");
+            return 0;
+        }
         if (vm.count("help")) {
             std::cout << "Usage: pmonsim-gen-trace [options]\nExample: pmonsim-gen-trace --mix DRS=1 --load 0.9 "
                          "--cycles 1000000 -o drs.csv\n\n" << opts;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <systemc>
 
+#include "version.h"
 #include "catalog/catalog.h"
 #include "driver/dry_run_target.h"
 #include "driver/hw_target.h"
@@ -267,6 +268,7 @@ bool parse(int argc, char** argv, stat_options& o) {
     po::options_description opts("pmon-stat options");
     opts.add_options()
         ("help,h", "show this help")
+        ("version", "print the version (the project's, its git commit, SystemC's) and exit")
         ("list", po::bool_switch(&o.list), "list the events, filter presets and metrics")
         ("dry-run", po::bool_switch(&o.dry_run),
          "hw: print every write the session would make (wrmsr/setpci lines), make none, and exit")
@@ -286,6 +288,10 @@ bool parse(int argc, char** argv, stat_options& o) {
     // No positional arguments: a stray word is an error, not silently ignored.
     po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
     po::notify(vm);
+    if (vm.count("version")) {
+        std::cout << version_text("pmon-stat");
+        return false;
+    }
     if (vm.count("help")) {
         std::cout << "Usage: pmon-stat --target sim|hw -e EVENT[,EVENT...] [-M METRIC] [-I MS] [--duration S]\n"
                      "                 [-x SEP | --json] [--socket N]\n\n"

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <systemc>
 
+#include "version.h"
 #include "driver/script/script.h"
 #include "cli_status.h"
 #include "model_options.h"
@@ -113,6 +114,7 @@ bool parse_options(int argc, char** argv, run_options& o) {
     po::options_description opts("pmonsim options");
     opts.add_options()
         ("help,h", "show this help")
+        ("version", "print the version (the project's, its git commit, SystemC's) and exit")
         ("config", po::value(&config), "read options from FILE (one 'name = value' per line)")
         ("cpu", po::value(&cpu)->default_value(cpu), ("CPU: " + cpu_names(", ")).c_str());
     add_model_options(opts, o.cfg);
@@ -152,6 +154,10 @@ bool parse_options(int argc, char** argv, run_options& o) {
         po::store(po::parse_config_file(parsed, opts), vm);  // the command line wins
     }
     po::notify(vm);
+    if (vm.count("version")) {
+        std::cout << version_text("pmonsim");
+        return false;
+    }
     if (vm.count("help")) {
         std::cout << "Usage: pmonsim [options]\n"
                      "Replays QPI packet and event traces through the Xeon E5-2600 (v2) uncore PMON model,\n"
@@ -338,6 +344,7 @@ int convert_main(int argc, char** argv) {
     po::options_description opts("pmonsim convert options");
     opts.add_options()
         ("help,h", "show this help")
+        ("version", "print the version and exit")
         ("cpu", po::value(&cpu)->default_value(cpu), "personality the trace is checked against")
         ("files", po::value(&files), "IN OUT");
     add_model_options(opts, cfg);
@@ -347,6 +354,10 @@ int convert_main(int argc, char** argv) {
         po::variables_map vm;
         po::store(po::command_line_parser(argc - 1, argv + 1).options(opts).positional(pos).run(), vm);
         po::notify(vm);
+        if (vm.count("version")) {
+            std::cout << version_text("pmonsim convert");
+            return kExitOk;
+        }
         if (vm.count("help")) {
             std::cout << "Usage: pmonsim convert [options] IN OUT\n"
                          "Text trace to binary, or binary to text (gzip input read as is; - is stdin/stdout).\n"
