@@ -1,5 +1,7 @@
 #include "driver/event_spec.h"
 
+#include "desc/nearest.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -74,6 +76,12 @@ std::string box_label(box_kind kind, unsigned unit) {
 unsigned max_qpi_ports(cpu_model cpu) { return describe(cpu).units(box_kind::qpi); }
 
 // The boxes of a CPU as events name them: "ubox, ubox_fixed, r2pcie, qpi0, qpi1".
+std::vector<std::string> split_names(const std::string& list) {
+    std::vector<std::string> out;
+    for (const std::string& n : split(list, ',')) out.push_back(trim(n));
+    return out;
+}
+
 std::string box_names(cpu_model cpu) {
     std::string s;
     for (const box_desc& b : describe(cpu).boxes)
@@ -455,15 +463,27 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
     else if (box.size() == 4 && box.compare(0, 3, "qpi") == 0 && box[3] >= '0' && box[3] <= '9')
         set_box(d, box_kind::qpi, static_cast<unsigned>(box[3] - '0'), qpi_ports);
     else
-        d.fail("unknown box '" + body.substr(0, slash) + "' (" + box_names(d.cpu) + ")");
+        d.fail("unknown box '" + body.substr(0, slash) + "' (" + box_names(d.cpu) + ")" +
+               did_you_mean(body.substr(0, slash), split_names(box_names(d.cpu))));
     if (rest.empty()) d.fail("no event after '" + body.substr(0, slash + 1) + "'");
     if (rest.find('/') != std::string::npos) d.fail("unexpected '/' in '" + rest + "'");
 
-    std::string preset;
+    std::string preset, mods_after_colon;
     if (auto colon = rest.find(':'); colon != std::string::npos) {
         preset = trim(rest.substr(colon + 1));
         rest = trim(rest.substr(0, colon));
         if (preset.empty()) d.fail("no filter preset after ':'");
+        // perf's EVENT:modifier spelling: `:thresh=1`, `:edge:inv` are
+        // modifiers (a preset name has no '='), as after a comma.
+        bool modifiers = true;
+        for (const std::string& m : split(preset, ':'))
+            modifiers = modifiers && (m.find('=') != std::string::npos || iequal(trim(m), "edge") ||
+                                      iequal(trim(m), "inv"));
+        if (modifiers) {
+            for (const std::string& m : split(preset, ':'))
+                mods_after_colon += (mods_after_colon.empty() ? "" : ",") + trim(m);
+            preset.clear();
+        }
     }
     std::string name = rest, sub;
     if (auto dot = rest.find('.'); dot != std::string::npos) {
@@ -472,8 +492,11 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
         if (sub.empty()) d.fail("no sub-event after '" + name + ".'");
     }
     if (istarts(name, name_prefix(d.kind))) name = name.substr(std::string(name_prefix(d.kind)).size());
-    const std::vector<term> terms =
-        comma == std::string::npos ? std::vector<term>{} : split_terms(d, mods, "modifier");
+    const std::string all_mods =
+        mods_after_colon.empty() ? mods : mods.empty() ? mods_after_colon : mods_after_colon + "," + mods;
+    const std::vector<term> terms = comma == std::string::npos && mods_after_colon.empty()
+                                        ? std::vector<term>{}
+                                        : split_terms(d, all_mods, "modifier");  // ("X," is an empty modifier)
 
     // The UCLK fixed counter: no event select, so only socket= applies.
     const std::optional<box_kind> fixed = fixed_of(d.kind);
@@ -516,7 +539,9 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
             if (c.key != d.cpu && c.box(d.kind) && catalog_for(d.kind, c.key).find(name))
                 others += (others.empty() ? "" : ", ") + std::string(c.name);
         if (!others.empty()) reason += " (only " + others + " has it)";
-        d.fail(reason);
+        std::vector<std::string> names;
+        for (const event_def& e : cat.events()) names.push_back(e.name);
+        d.fail(reason + did_you_mean(name, names));
     }
     const event_def& ev = cat.events()[*idx];
     d.code = ev.code;
@@ -544,7 +569,9 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
                 umask = static_cast<uint8_t>(umask | (1u << (p[3] - '0')));
                 continue;
             }
-            d.fail(ev.name + " has no sub-event '" + p + "' (" + umask_choices(ev) + ")");
+            std::vector<std::string> subs;
+            for (const auto& u : ev.umasks) subs.push_back(u.name);
+            d.fail(ev.name + " has no sub-event '" + p + "' (" + umask_choices(ev) + ")" + did_you_mean(p, subs));
         }
         d.umask = umask;
     } else if (!ev.umasks.empty() && !ev.umask0_all) {
@@ -556,7 +583,11 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
             d.fail("'" + preset + "' is a CTO_COUNT filter preset, and " + ev.name +
                    " uses no filter");
         const filter_preset* p = cat.find_preset(preset);
-        if (!p) d.fail("no CTO_COUNT filter preset '" + preset + "'");
+        if (!p) {
+            std::vector<std::string> names;
+            for (const auto& q : cat.presets()) names.push_back(q.name);
+            d.fail("no CTO_COUNT filter preset '" + preset + "'" + did_you_mean(preset, names));
+        }
         // The preset first; modifiers after it refine it (e.g. match_dnid).
         d.match = uint64_t{p->match1} << 32 | p->match0;
         d.mask = uint64_t{p->mask1} << 32 | p->mask0;
@@ -661,6 +692,31 @@ std::string event_spec::box_name() const { return box_label(kind, unit); }
 std::string event_spec::local_name() const {
     auto slash = name.find('/');
     return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+std::vector<std::string> expand_full_name(const std::string& text, cpu_model cpu, unsigned qpi_ports) {
+    const std::string t = trim(text);
+    const std::string body = t.substr(0, t.find_first_of(",:"));
+    if (body.find('/') != std::string::npos) return {t};
+    // Intel's full names (UNC_Q_RxL_FLITS_G1.DRS_DATA) name a box type by
+    // their prefix; perf counts them on every box of the type: so do we. The
+    // longest prefix wins (UNC_R2_ before Nehalem's UNC_).
+    const box_desc* best = nullptr;
+    std::size_t best_len = 0;
+    for (const box_desc& b : describe(cpu).boxes) {
+        if (!b.events) continue;
+        const std::string prefix = name_prefix(b.kind);
+        if (prefix.size() > best_len && istarts(body, prefix) && catalog_for(b.kind, cpu).find(
+                                                                     trim(body.substr(prefix.size(), body.find('.') - prefix.size())))) {
+            best = &b;
+            best_len = prefix.size();
+        }
+    }
+    if (!best) return {t};  // (parse_event says what is wrong)
+    std::vector<std::string> out;
+    const unsigned units = best->kind == box_kind::qpi ? std::min(qpi_ports, best->units) : best->units;
+    for (unsigned u = 0; u < units; ++u) out.push_back(box_label(best->kind, u) + "/" + t);
+    return out;
 }
 
 event_spec parse_event(const std::string& text, cpu_model cpu, unsigned qpi_ports) {

@@ -22,9 +22,20 @@ const std::vector<metric>& metrics() {
         {"qpi_data_bw", "MB/s", "data received plus sent: data flits x 8 bytes per second",
          {"qpi{p}/RxL_FLITS_G0.DATA", "qpi{p}/TxL_FLITS_G0.DATA"},
          [](const metric_inputs& m) { return ratio((m.counts[0] + m.counts[1]) * kBytesPerFlit, m.seconds) / 1e6; }},
+        {"qpi_rx_data_bw", "MB/s", "data received: data flits x 8 bytes per second",
+         {"qpi{p}/RxL_FLITS_G0.DATA"},
+         [](const metric_inputs& m) { return ratio(m.counts[0] * kBytesPerFlit, m.seconds) / 1e6; }},
+        {"qpi_tx_data_bw", "MB/s", "data sent: data flits x 8 bytes per second",
+         {"qpi{p}/TxL_FLITS_G0.DATA"},
+         [](const metric_inputs& m) { return ratio(m.counts[0] * kBytesPerFlit, m.seconds) / 1e6; }},
         {"qpi_link_util", "%", "received flits (data and non-data) over the 2 flit slots per QCLK",
          {"qpi{p}/RxL_FLITS_G0.DATA|NON_DATA", "qpi{p}/CLOCKTICKS"},
          [](const metric_inputs& m) { return 100 * ratio(m.counts[0], 2 * m.counts[1]); }},
+        {"qpi_rx_util", "%", "received flits x 8 bytes over the link's bytes per second (GT/s x 2, QPI_RATE_STATUS)",
+         {"qpi{p}/RxL_FLITS_G0.DATA|NON_DATA"},
+         [](const metric_inputs& m) {
+             return 100 * ratio(m.counts[0] * kBytesPerFlit, m.link_gts * 2e9 * m.seconds);
+         }},
         {"qpi_tx_util", "%", "sent flits x 8 bytes over the link's bytes per second (GT/s x 2, QPI_RATE_STATUS)",
          {"qpi{p}/TxL_FLITS_G0.DATA|NON_DATA"},
          [](const metric_inputs& m) {

@@ -43,7 +43,12 @@ std::size_t pmon_session::add(const std::string& text) {
     unsigned ports = 0;
     for (const auto& s : topo_.sockets)
         for (unsigned p : s.qpi_ports) ports = std::max(ports, p + 1);
-    events_.push_back(parse_event(text, topo_.cpu, ports));
+    event_spec e = parse_event(text, topo_.cpu, ports);
+    // An event asked twice (by -e and by a metric, or twice in -e) takes
+    // one counter and is read once, as perf does.
+    for (std::size_t i = 0; i < events_.size(); ++i)
+        if (events_[i].name == e.name && events_[i].socket == e.socket) return i;
+    events_.push_back(std::move(e));
     return events_.size() - 1;
 }
 
@@ -303,6 +308,11 @@ std::vector<pmon_session::reading> pmon_session::read() {
         if (seen) clear_status(s, kind, unit, seen);
         if (running_) box_freeze(s, kind, unit, false);
     }
+    // In the order the events were added (perf prints in -e order), each
+    // event's sockets in turn; the boxes were read box by box above.
+    std::stable_sort(out.begin(), out.end(), [](const reading& a, const reading& b) {
+        return a.event != b.event ? a.event < b.event : a.socket < b.socket;
+    });
     return out;
 }
 

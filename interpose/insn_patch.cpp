@@ -39,11 +39,13 @@ struct trap_site {
 struct site_table {
     size_t count;
     const trap_site* sites;  // sorted by address
+    const site_table* replaced;  // the table before this one
 };
 
 trap_answers g_answers{};
 // Replaced, never freed: a handler on another thread may still be reading the
-// old table, and a few leaked arrays per dlopen cost nothing.
+// old table, and a few arrays per dlopen cost nothing. Each table keeps the one
+// it replaced, so all stay reachable (not leaks to a leak checker).
 std::atomic<const site_table*> g_table{nullptr};
 std::atomic<bool> g_installed{false};
 
@@ -540,7 +542,8 @@ void publish(const std::vector<object_record>& objects, const std::vector<found_
     std::sort(all.begin(), all.end(), [](const trap_site& a, const trap_site& b) { return a.address < b.address; });
     auto* sites = new trap_site[all.size() ? all.size() : 1];
     std::copy(all.begin(), all.end(), sites);
-    g_table.store(new site_table{all.size(), sites}, std::memory_order_release);
+    const site_table* replaced = g_table.load(std::memory_order_relaxed);
+    g_table.store(new site_table{all.size(), sites, replaced}, std::memory_order_release);
 }
 
 bool same_object(const object_record& rec, const loaded_object& obj) {

@@ -124,7 +124,7 @@ bool parse(int argc, char** argv, options& o) {
             ("socket", po::value(&o.socket), "the Unix socket to listen at (created 0600)")
             ("exit-when-idle", po::bool_switch(&o.exit_when_idle), "stop when the last client has gone");
     po::variables_map vm;
-    po::store(po::command_line_parser(end - 1, argv + 1).options(opts).positional({}).run(), vm);
+    parse_command_line(end - 1, argv + 1, opts, vm, o.exec ? "pmonsim exec" : "pmonsim serve");
     po::notify(vm);
     if (vm.count("version")) {
         std::cout << version_text(o.exec ? "pmonsim exec" : "pmonsim serve");

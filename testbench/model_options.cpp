@@ -1,6 +1,9 @@
 #include "model_options.h"
 
 #include "cli_status.h"
+#include "desc/nearest.h"
+
+namespace po = boost::program_options;
 
 namespace pmonsim {
 
@@ -42,9 +45,28 @@ void add_model_options(boost::program_options::options_description& opts, uncore
          (note + "UCLK cycles until an overflow freeze reaches the other boxes").c_str());
 }
 
+std::string option_suggestion(const std::string& given, const po::options_description& opts) {
+    std::vector<std::string> names;
+    for (const auto& d : opts.options())
+        if (!d->long_name().empty()) names.push_back("--" + d->long_name());
+    std::string g = given;
+    if (g.rfind("--", 0) != 0 && g.rfind("-", 0) == 0) g = "-" + g;  // -trce: --trce
+    return did_you_mean(g, names);
+}
+
+void parse_command_line(int argc, char** argv, const po::options_description& opts, po::variables_map& vm,
+                        const std::string& tool, const po::positional_options_description& pos) {
+    try {
+        po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).run(), vm);
+    } catch (const po::unknown_option& e) {
+        throw bad_input(std::string(e.what()) + option_suggestion(e.get_option_name(), opts) + " (see " + tool +
+                        " --help)");
+    }
+}
+
 cpu_model parse_cpu_option(const std::string& s) {
     if (const cpu_desc* d = find_cpu(s)) return d->key;
-    throw bad_input("--cpu must be one of " + cpu_names(", ") + ", not '" + s + "'");
+    throw bad_input("--cpu " + unknown_cpu_text(s));
 }
 
 }  // namespace pmonsim

@@ -19,4 +19,14 @@ std::string cpus_with_global_freeze();
 // The value of --cpu; throws bad_input (cli_status.h) naming the accepted ones.
 cpu_model parse_cpu_option(const std::string& s);
 
+// " (did you mean --trace?)" for an option that is none of `opts`' (as Boost
+// names it in unknown_option: "--trce", "-trce"), or "".
+std::string option_suggestion(const std::string& given, const boost::program_options::options_description& opts);
+
+// Parses argv with `opts` (positional: `pos`, none by default) into vm; an
+// unknown option throws bad_input with the nearest names and "(see TOOL --help)".
+void parse_command_line(int argc, char** argv, const boost::program_options::options_description& opts,
+                        boost::program_options::variables_map& vm, const std::string& tool,
+                        const boost::program_options::positional_options_description& pos = {});
+
 }  // namespace pmonsim

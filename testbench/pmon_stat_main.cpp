@@ -6,21 +6,28 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <systemc>
 
 #include "version.h"
 #include "catalog/catalog.h"
+#include "desc/nearest.h"
 #include "driver/dry_run_target.h"
 #include "driver/hw_target.h"
 #include "driver/metrics.h"
 #include "driver/session.h"
 #include "driver/topology.h"
+#include "command_run.h"
 #include "model_options.h"
 #include "output_file.h"
+#include "plot.h"
+#include "progress.h"
 #include "replay.h"
 #include "sc/time_util.h"
 #include "sim_target.h"
@@ -38,10 +45,44 @@ struct stat_options {
     std::vector<std::string> events, metrics, traces;
     double interval_ms = 0, duration_s = -1;
     bool json = false, list = false, dry_run = false;
+    bool big_num = true;                 // perf's -B, on by default; --no-big-num
+    std::string list_filter;             // --list FILTER
+    std::vector<std::string> command;    // after --: counted while it runs
     int socket = -1;
     uncore_config cfg;
     bool cpu_given = false;
 };
+
+// "1234567" as "1,234,567" (perf's -B, whatever the locale).
+std::string big(uint64_t v, bool on) {
+    std::string d = std::to_string(v);
+    if (!on) return d;
+    for (std::size_t i = d.size(); i > 3; i -= 3) d.insert(i - 3, ",");
+    return d;
+}
+
+// A time as perf takes it (a plain number in `unit`) or with a unit of its
+// own: 100ms, 2us, 1.5s, 500ns. Seconds; throws event_error naming `option`.
+double parse_time_text(const std::string& option, const std::string& text, double unit_s) {
+    static const std::pair<const char*, double> units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+    std::string num = text;
+    double scale = unit_s;
+    for (const auto& [suffix, value] : units) {
+        const std::size_t n = std::strlen(suffix);
+        if (num.size() > n && num.compare(num.size() - n, n, suffix) == 0 &&
+            !std::isalpha(static_cast<unsigned char>(num[num.size() - n - 1]))) {
+            num.resize(num.size() - n);
+            scale = value;
+            break;
+        }
+    }
+    char* end = nullptr;
+    const double v = num.empty() ? 0 : std::strtod(num.c_str(), &end);
+    if (num.empty() || end != num.c_str() + num.size() || !std::isfinite(v))
+        throw event_error(option + " needs a time: a number (" + (unit_s == 1e-3 ? "milliseconds" : "seconds") +
+                          ") or one with a unit (ns, us, ms, s), not " + text);
+    return v * scale;
+}
 
 // -e takes comma-separated events; a comma inside a perf-style PMU/.../ or
 // before a modifier (thresh=2, edge, inv, ...) does not start a new event.
@@ -72,25 +113,46 @@ std::vector<std::string> split_events(const std::string& list) {
     return out;
 }
 
-void list_catalog(std::ostream& os, cpu_model cpu) {
-    os << "Events of " << to_string(cpu) << " (BOX/EVENT[.SUB][,thresh=N][,edge][,inv]):\n";
+// --list [FILTER]: every event with its description (perf list's way), the
+// CTO_COUNT presets and the metrics; with FILTER only the lines that contain
+// it, in any case (their section headings kept).
+void list_catalog(std::ostream& os, cpu_model cpu, const std::string& filter) {
+    auto lower = [](std::string v) {
+        for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return v;
+    };
+    const std::string want = lower(filter);
+    std::vector<std::string> section;
+    bool shown_any = false;
+    auto heading = [&](const std::string& h) { section = {h}; };
+    auto line = [&](const std::string& name, const std::string& what) {
+        if (!want.empty() && lower(name).find(want) == std::string::npos && lower(what).find(want) == std::string::npos)
+            return;
+        for (const std::string& h : section) os << h << "\n";
+        section.clear();
+        char b[160];
+        std::snprintf(b, sizeof b, "  %-46s", name.c_str());
+        os << b << (what.empty() ? "" : " " + what) << "\n";
+        shown_any = true;
+    };
+    heading("Events of " + std::string(to_string(cpu)) + " (BOX/EVENT[.SUB][,thresh=N][,edge][,inv]):");
     for (const box_desc& b : describe(cpu).boxes) {
         const std::string box = b.kind == box_kind::qpi ? "qpi0" : to_string(b.kind);
         if (!b.events) continue;  // (fixed counters below)
         for (const event_def& e : catalog_for(b.kind, cpu).events()) {
-            if (e.umasks.empty()) os << "  " << box << "/" << e.name << "\n";
-            for (const umask_def& u : e.umasks) os << "  " << box << "/" << e.name << "." << u.name << "\n";
+            if (e.umasks.empty()) line(box + "/" + e.name, e.description);
+            for (const umask_def& u : e.umasks) line(box + "/" + e.name + "." + u.name, e.description);
         }
     }
     for (const box_desc& b : describe(cpu).boxes)
-        if (!b.events) os << "  " << to_string(b.kind) << "/UCLK\n";
+        if (!b.events) line(std::string(to_string(b.kind)) + "/UCLK", "uncore clock cycles (fixed counter)");
     if (describe(cpu).box(box_kind::qpi)) {
-        os << "QPI CTO_COUNT filter presets (qpi0/CTO_COUNT:NAME):\n";
-        for (const filter_preset& p : catalog_for(box_kind::qpi, cpu).presets()) os << "  " << p.name << "\n";
+        heading("QPI CTO_COUNT filter presets (qpi0/CTO_COUNT:NAME):");
+        for (const filter_preset& p : catalog_for(box_kind::qpi, cpu).presets()) line(p.name, "");
+        heading("Metrics (-M, per QPI port):");
+        for (const metric& m : driver::metrics()) line(m.name, "[" + m.unit + "] " + m.description);
     }
-    if (!describe(cpu).box(box_kind::qpi)) return;  // (the metrics are QPI link figures)
-    os << "Metrics (-M, per QPI port):\n";
-    for (const metric& m : driver::metrics()) os << "  " << m.name << " [" << m.unit << "]: " << m.description << "\n";
+    if (!want.empty() && !shown_any) throw event_error("--list " + filter + ": nothing on " + to_string(cpu) + " matches");
 }
 
 struct metric_use {
@@ -150,9 +212,9 @@ void print_block(std::ostream& os, const stat_options& o, pmon_session& s,
     for (const auto& r : rs) {
         if (o.socket >= 0 && r.socket != unsigned(o.socket)) continue;
         char line[256];
-        std::snprintf(line, sizeof line, "%s%s%15llu      %s%s\n", interval ? t : "",
+        std::snprintf(line, sizeof line, "%s%s%15s      %s%s\n", interval ? t : "",
                       many_sockets || o.socket >= 0 ? (" S" + std::to_string(r.socket)).c_str() : "",
-                      static_cast<unsigned long long>(r.delta), s.events()[r.event].text.c_str(),
+                      big(r.delta, o.big_num).c_str(), s.events()[r.event].text.c_str(),
                       r.overflowed ? "   (overflow status was set)" : "");
         os << line;
     }
@@ -177,17 +239,27 @@ void print_block(std::ostream& os, const stat_options& o, pmon_session& s,
 // The measurement, the same on both targets. Without --duration the run
 // lasts `remaining()` more picoseconds (until the trace replay ends; 0: over).
 int measure(target& t, cpu_model cpu, const stat_options& o, const std::function<uint64_t()>& remaining,
-            std::ostream& os) {
+            std::ostream& os, command_run* cmd = nullptr) {
     topology topo = discover(t, cpu);
     if (o.socket >= 0 && static_cast<size_t>(o.socket) >= topo.sockets.size())
         throw event_error("--socket " + std::to_string(o.socket) + ": the machine has " +
                           std::to_string(topo.sockets.size()) + " socket(s), numbered from 0");
     pmon_session s(t, topo);
-    for (const std::string& e : o.events) s.add(e);
+    unsigned ports = 0;
+    for (const auto& sk : topo.sockets)
+        for (unsigned p : sk.qpi_ports) ports = std::max(ports, p + 1);
+    for (const std::string& e : o.events)
+        for (const std::string& one : expand_full_name(e, topo.cpu, ports)) s.add(one);
     std::vector<metric_use> uses;
     for (const std::string& name : o.metrics) {
         const metric* m = find_metric(name);
-        if (!m) throw event_error("-M " + name + ": no such metric (see --list)");
+        if (!m) {
+            std::vector<std::string> names;
+            for (const metric& k : driver::metrics()) names.push_back(k.name);
+            std::string all;
+            for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+            throw event_error("-M " + name + ": no such metric (the metrics: " + all + ")" + did_you_mean(name, names));
+        }
         for (unsigned p : topo.sockets[0].qpi_ports) {
             metric_use u{m, p, {}};
             for (const std::string& e : m->events_for_port(p)) u.events.push_back(s.add(e));
@@ -197,6 +269,7 @@ int measure(target& t, cpu_model cpu, const stat_options& o, const std::function
     if (s.events().empty()) throw event_error("no events: give -e EVENT or -M METRIC (see --list)");
     s.program();
     s.start();
+    if (cmd && cmd->given() && !o.dry_run) cmd->start();  // counting runs: now the workload
     if (o.dry_run) {  // (the target printed the writes: setup, start, and stop below)
         s.stop();
         return kExitOk;
@@ -215,9 +288,21 @@ int measure(target& t, cpu_model cpu, const stat_options& o, const std::function
                                          << "         counts   events\n";
         while (left() > 0) {
             const uint64_t before = t.now();
-            t.advance(std::min(step, left()));
+            // A whole interval, unless the run ends first: then this is the
+            // last one. (What is left can grow while the replay goes on, so
+            // it is asked again rather than taken as the interval's length.)
+            for (uint64_t el = 0; el < step && left() > 0; el = t.now() - before)
+                t.advance(std::min(step - el, left()));
             const auto rs = s.read();
             print_block(os, o, s, rs, uses, (t.now() - before) / 1e12, (t.now() - t0) / 1e12, true);
+            if (plot_wanted()) {  // --plot: the interval as --json gives it, kept for the picture (plot.h)
+                stat_options j = o;
+                j.json = true;
+                j.sep.clear();
+                std::ostringstream b;
+                print_block(b, j, s, rs, uses, (t.now() - before) / 1e12, (t.now() - t0) / 1e12, true);
+                plot_add_interval(b.str(), (t.now() - t0) / 1e12, (t.now() - before) / 1e12, o.events, o.metrics);
+            }
         }
     } else {
         while (left() > 0) t.advance(left());
@@ -225,7 +310,24 @@ int measure(target& t, cpu_model cpu, const stat_options& o, const std::function
         print_block(os, o, s, rs, uses, (t.now() - t0) / 1e12, (t.now() - t0) / 1e12, false);
     }
     s.stop();
-    return kExitOk;
+    if (plot_wanted()) plot_write(o.traces, cpu, o.target == "sim", o.interval_ms);
+    return cmd && cmd->started() ? cmd->wait() : kExitOk;  // perf stat exits with the command's status
+}
+
+// What is left of a run counting a command: on real hardware, while it runs
+// (checked every 10 ms); on the model, simulated time follows the wall clock
+// from its start to its end, so `-- sleep 1` measures one simulated second.
+std::function<uint64_t()> while_command_runs(command_run& cmd, const std::function<uint64_t()>& sim_elapsed) {
+    constexpr uint64_t kPoll = 10'000'000'000ull;  // 10 ms in ps
+    return [&cmd, sim_elapsed]() -> uint64_t {
+        if (!cmd.started()) return 1;  // (measure() starts it)
+        const bool running = cmd.running();
+        if (!sim_elapsed) return running ? kPoll : 0;
+        const uint64_t wall = cmd.elapsed_ps(), sim = sim_elapsed();
+        if (!running) return wall > sim ? wall - sim : 0;
+        if (wall <= sim) ::usleep(10000);  // ahead of the wall clock: let it catch up
+        return std::max<uint64_t>(1, wall > sim ? wall - sim : 1);
+    };
 }
 
 class sim_run : public sc_core::sc_module {
@@ -243,11 +345,22 @@ private:
     void run() {
         try {
             sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); });
-            status = measure(t, o_.cfg.cpu, o_, [this] { return rep_.time_left(now_ps()); }, std::cout);
+            command_run cmd(o_.command);
+            const time_ps t0 = now_ps();
+            const std::function<uint64_t()> left =
+                cmd.given() ? while_command_runs(cmd, [t0] { return now_ps() - t0; })
+                            : std::function<uint64_t()>([this] { return rep_.time_left(now_ps()); });
+            if (o_.traces.empty() && !cmd.given() && o_.duration_s < 0)
+                std::cerr << "pmon-stat: no --trace: the model sees no traffic, so the counts are 0 "
+                             "(give --trace FILE, or --duration T to count the clock)\n";
+            status = measure(t, o_.cfg.cpu, o_, left, std::cout, &cmd);
         } catch (const event_error& e) {
             error = e.what();
             bad_input = true;
         } catch (const schedule_error& e) {
+            error = e.what();
+            bad_input = true;
+        } catch (const command_error& e) {
             error = e.what();
             bad_input = true;
         } catch (const std::exception& e) {
@@ -263,31 +376,69 @@ private:
 stat_options g_opts;  // parsed in main, used by sc_main
 
 bool parse(int argc, char** argv, stat_options& o) {
-    std::string cpu = describe(default_cpu).name;
-    std::vector<std::string> ev;
+    std::string cpu = describe(default_cpu).name, interval, duration;
+    std::vector<std::string> ev, words;
+    bool no_big_num = false;
     po::options_description opts("pmon-stat options");
     opts.add_options()
         ("help,h", "show this help")
         ("version", "print the version (the project's, its git commit, SystemC's) and exit")
-        ("list", po::bool_switch(&o.list), "list the events, filter presets and metrics")
+        ("list", po::bool_switch(&o.list), "list the events (with descriptions), filter presets and metrics; "
+                                           "--list FILTER lists those whose line contains FILTER (any case)")
         ("dry-run", po::bool_switch(&o.dry_run),
          "hw: print every write the session would make (wrmsr/setpci lines), make none, and exit")
         ("target", po::value(&o.target)->default_value(o.target), "sim (the model) or hw (this machine)")
         ("hw-root", po::value(&o.hw_root)->default_value(o.hw_root), "hw: root of /dev, /sys and /proc (for tests)")
         ("event,e", po::value(&ev), "events, comma-separated: qpi0/RxL_FLITS_G1.DRS_DATA or uncore_qpi_0/event=0x102,umask=0x08/")
         ("metric,M", po::value(&o.metrics), "derived metric (repeatable; see --list)")
-        ("interval,I", po::value(&o.interval_ms), "print counts every MS milliseconds")
-        ("duration", po::value(&o.duration_s), "seconds to measure (sim default: until the traces end; hw: 1)")
+        ("interval,I", po::value(&interval), "print counts every T: milliseconds, or with a unit (100ms, 2us)")
+        ("duration", po::value(&duration),
+         "how long to measure: seconds, or with a unit (2us, 10ms) (sim default: until the traces end; hw: 1 s)")
+        ("all-cpus,a", "system-wide (accepted as perf takes it: uncore counts are per socket anyway)")
+        ("big-num,B", "thousands separators in counts (the default, as perf's)")
+        ("no-big-num", po::bool_switch(&no_big_num), "no thousands separators")
         ("field-separator,x", po::value(&o.sep), "CSV output with this separator (perf's field order)")
         ("json", po::bool_switch(&o.json), "one JSON object per count")
         ("socket", po::value(&o.socket), "show only this socket")
         ("cpu", po::value(&cpu), ("sim: " + cpu_names(", ") + " (default " + describe(default_cpu).name + "); hw: override the detected CPU").c_str())
         ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)");
     add_model_options(opts, o.cfg, "sim: ");
+    add_progress_options(opts);  // sim: the replay's status line (progress.h)
+    add_plot_options(opts);      // --plot FILE (plot.h)
+    po::options_description hidden;
+    hidden.add_options()("word", po::value(&words));
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::positional_options_description pos;
+    pos.add("word", -1);
+    // A command to count goes after `--` (as perf's); the words before it are
+    // --list's filter, or a mistake said as such below.
+    int cut = argc;
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--") {
+            cut = i;
+            break;
+        }
+    for (int i = cut + 1; i < argc; ++i) o.command.push_back(argv[i]);
+    if (cut < argc && o.command.empty()) throw event_error("nothing after '--': give the command to count while it runs");
     po::variables_map vm;
-    // No positional arguments: a stray word is an error, not silently ignored.
-    po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
+    try {
+        po::store(po::command_line_parser(cut, argv).options(all).positional(pos).run(), vm);
+    } catch (const po::unknown_option& e) {  // (not parse_command_line: the hidden words must not be suggested)
+        throw event_error(std::string(e.what()) + option_suggestion(e.get_option_name(), opts) + " (see pmon-stat --help)");
+    }
     po::notify(vm);
+    o.big_num = !no_big_num;
+    if (!words.empty()) {
+        if (!o.list || words.size() > 1)
+            throw event_error("unexpected argument '" + words[o.list ? 1 : 0] +
+                              "' (a command to count goes after --: pmon-stat -e EVENT -- CMD; --list takes one FILTER)");
+        o.list_filter = words[0];
+    }
+    if (vm.count("interval")) o.interval_ms = parse_time_text("-I", interval, 1e-3) * 1e3;
+    if (vm.count("duration")) o.duration_s = parse_time_text("--duration", duration, 1.0);
+    if (!o.command.empty() && vm.count("duration"))
+        throw event_error("--duration and a command exclude each other: the command's run is the measurement");
     if (vm.count("version")) {
         std::cout << version_text("pmon-stat");
         return false;
@@ -306,7 +457,7 @@ bool parse(int argc, char** argv, stat_options& o) {
         for (const std::string& one : split_events(e)) o.events.push_back(one);
     if (vm.count("cpu")) {
         const cpu_desc* d = find_cpu(cpu);
-        if (!d) throw event_error("--cpu must be one of " + cpu_names(", ") + ", not '" + cpu + "'");
+        if (!d) throw event_error("--cpu " + unknown_cpu_text(cpu));
         o.cfg.cpu = d->key;
         o.cpu_given = true;
     }
@@ -322,14 +473,15 @@ bool parse(int argc, char** argv, stat_options& o) {
         return std::string(b);
     };
     if (vm.count("interval") && !(o.interval_ms * 1e9 >= 1 && o.interval_ms <= kMaxSeconds * 1e3))
-        throw event_error("-I needs a number of milliseconds between 1e-9 (1 ps) and " +
-                          std::to_string(static_cast<long long>(kMaxSeconds * 1e3)) + ", not " + shown(o.interval_ms));
+        throw event_error("-I needs between 1 ps and " + std::to_string(static_cast<long long>(kMaxSeconds * 1e3)) +
+                          " ms, not " + shown(o.interval_ms) + " ms");
     if (vm.count("duration") && !(o.duration_s >= 0 && o.duration_s <= kMaxSeconds))
-        throw event_error("--duration needs a number of seconds between 0 and " +
-                          std::to_string(static_cast<long long>(kMaxSeconds)) + ", not " + shown(o.duration_s));
+        throw event_error("--duration needs between 0 and " + std::to_string(static_cast<long long>(kMaxSeconds)) +
+                          " seconds, not " + shown(o.duration_s) + " s");
     if (vm.count("socket") && o.socket < 0) throw event_error("--socket needs a socket number (0, 1, ...)");
     if (!o.sep.empty() && o.json) throw event_error("-x and --json exclude each other");
     o.cfg.validate();
+    check_plot_options(vm.count("interval") > 0);
     return true;
 }
 
@@ -346,6 +498,7 @@ int sc_main(int, char**) {
             std::cerr << "pmon-stat: " << e.what() << "\n";
             return kExitBadInput;
         }
+        const auto progress = start_progress(*rep, "pmon-stat");  // (progress.h)
         sim_run run("run", sys, *rep, o);
         sc_core::sc_start();
         if (!run.error.empty()) {
@@ -366,20 +519,22 @@ int run_main(int argc, char** argv) {
         if (o.list) {
             cpu_model cpu = o.cfg.cpu;
             if (o.target == "hw" && !o.cpu_given) cpu = require_supported_cpu(o.hw_root);
-            list_catalog(std::cout, cpu);
+            list_catalog(std::cout, cpu, o.list_filter);
             return kExitOk;
         }
         if (o.target == "hw") {
             hw_target t(o.hw_root);
             t.check_msr_access();  // fail before touching anything: module loaded, permissions
             const cpu_model cpu = o.cpu_given ? o.cfg.cpu : require_supported_cpu(o.hw_root);
-            if (o.duration_s < 0) o.duration_s = 1;
+            if (o.duration_s < 0 && o.command.empty()) o.duration_s = 1;
             if (o.dry_run) {
                 std::cout << "# pmon-stat --dry-run: the writes of the setup, the start and the stop, not made\n";
                 dry_run_target d(t, std::cout);
                 return measure(d, cpu, o, [] { return uint64_t{0}; }, std::cout);
             }
-            return measure(t, cpu, o, [] { return uint64_t{0}; }, std::cout);
+            command_run cmd(o.command);
+            return measure(t, cpu, o, cmd.given() ? while_command_runs(cmd, nullptr) : [] { return uint64_t{0}; },
+                           std::cout, &cmd);
         }
     } catch (const po::error& e) {
         std::cerr << "pmon-stat: " << e.what() << " (see pmon-stat --help)\n";
@@ -388,6 +543,9 @@ int run_main(int argc, char** argv) {
         std::cerr << "pmon-stat: " << e.what() << "\n";
         return kExitBadInput;
     } catch (const schedule_error& e) {
+        std::cerr << "pmon-stat: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const command_error& e) {
         std::cerr << "pmon-stat: " << e.what() << "\n";
         return kExitBadInput;
     } catch (const std::invalid_argument& e) {

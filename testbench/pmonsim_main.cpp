@@ -19,6 +19,7 @@
 #include "cli_status.h"
 #include "model_options.h"
 #include "output_file.h"
+#include "progress.h"
 #include "replay.h"
 #include "report.h"
 #include "sc/time_util.h"
@@ -132,9 +133,10 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("strict", po::bool_switch(&o.strict), "exit with status 3 if there is any diagnostic")
         ("check-first", po::bool_switch(&o.check_first),
          "check every trace completely before the simulation starts (the default with --script or --vcd)");
+    add_progress_options(opts);  // the replay's status line (progress.h)
     po::variables_map vm;
     // No positional arguments: a stray word is an error, not silently ignored.
-    po::store(po::command_line_parser(argc, argv).options(opts).positional({}).run(), vm);
+    parse_command_line(argc, argv, opts, vm, "pmonsim");
     if (vm.count("config")) {
         const std::string file = vm["config"].as<std::string>();
         if (const std::string why = trace::unreadable_reason(file); !why.empty())
@@ -289,6 +291,7 @@ int sc_main(int argc, char** argv) {
                 return kExitBadInput;
             }
         }
+        const auto progress = start_progress(*rep, "pmonsim");  // (progress.h)
         std::ostringstream held_out, held_err;  // the program's output, while the traces may be bad
         session s("session", sys, *rep, o, script.get(), program.get(), check_while_replaying ? held_out : std::cout,
                   check_while_replaying ? held_err : std::cerr);
@@ -352,7 +355,7 @@ int convert_main(int argc, char** argv) {
     pos.add("files", 2);
     try {
         po::variables_map vm;
-        po::store(po::command_line_parser(argc - 1, argv + 1).options(opts).positional(pos).run(), vm);
+        parse_command_line(argc - 1, argv + 1, opts, vm, "pmonsim convert", pos);
         po::notify(vm);
         if (vm.count("version")) {
             std::cout << version_text("pmonsim convert");

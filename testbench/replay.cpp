@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "progress.h"
 #include "trace/trace_input.h"
 
 namespace pmonsim {
@@ -72,6 +73,33 @@ std::string spool(std::istream& in, const std::string& what,
     return "/proc/self/fd/" + std::to_string(fileno(f));
 }
 
+// A trace file whose bytes are counted as the reader takes them (the status
+// line's "read", progress.h): once per block the reader asks for (64 KiB),
+// on whichever thread reads.
+class counted_file : public std::istream {
+public:
+    counted_file(const std::string& path, std::atomic<uint64_t>& bytes) : std::istream(nullptr), buf_(bytes) {
+        init(&buf_);
+        if (!buf_.open(path, std::ios::in | std::ios::binary)) setstate(std::ios::failbit);
+    }
+
+private:
+    class counting_buf : public std::filebuf {
+    public:
+        explicit counting_buf(std::atomic<uint64_t>& bytes) : bytes_(bytes) {}
+
+    protected:
+        std::streamsize xsgetn(char* s, std::streamsize n) override {
+            const std::streamsize k = std::filebuf::xsgetn(s, n);
+            if (k > 0) bytes_.fetch_add(static_cast<uint64_t>(k), std::memory_order_relaxed);
+            return k;
+        }
+
+    private:
+        std::atomic<uint64_t>& bytes_;
+    } buf_;
+};
+
 // The file type bits of a path, 0 if there is nothing there.
 mode_t file_type(const std::string& path) {
     struct stat st;
@@ -116,7 +144,7 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
         for (const auto& [path, name] : paths_) {
             // (A directory opens as a stream that fails on the first read.)
             if (file_type(path) == S_IFDIR) throw trace::trace_error(name, 0, 0, "cannot open: is a directory");
-            streams_.push_back(std::make_unique<std::ifstream>(path, std::ios::binary));
+            streams_.push_back(std::make_unique<counted_file>(path, bytes_read_));
             if (!*streams_.back()) {
                 const int err = errno;
                 if (err == EMFILE) {  // (not this file's fault: say whose limit)
@@ -231,6 +259,7 @@ time_ps replayer::post_due(time_ps until) {
             post_packet(r.packets[i]);
         }
         posted_ += r.n;
+        posted_packets_ += r.n;
     }
     for (trace::trace_merger::run r; (r = events_.next_run(until)).n != 0;) {
         for (size_t i = 0; i < r.n; ++i) {
@@ -242,7 +271,26 @@ time_ps replayer::post_due(time_ps until) {
     end_posts();
     const time_ps next = std::min(packets_.next_time(), events_.next_time());
     more_ = next != ~time_ps{0};
+    if (progress_) poll_progress();
     return next;
+}
+
+void replayer::poll_progress() { progress_->poll(); }
+
+replayer::input_progress replayer::progress() const {
+    input_progress p{};
+    p.bytes_read = bytes_read_.load(std::memory_order_relaxed);
+    p.packets = posted_packets_;
+    p.events = posted_ - posted_packets_;
+    for (const auto& [path, name] : paths_) {
+        struct stat st;
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+            p.bytes_total = 0;
+            break;
+        }
+        p.bytes_total += static_cast<uint64_t>(st.st_size);
+    }
+    return p;
 }
 
 void replayer::begin_posts(size_t index) {

@@ -9,6 +9,7 @@
 // batches ahead of the simulation (batch_pipe.h), so memory stays flat
 // whatever the trace length.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -21,6 +22,8 @@
 #include "trace/trace_reader.h"
 
 namespace pmonsim {
+
+class progress_meter;  // progress.h
 
 trace::trace_context trace_context_of(const uncore_config& cfg);
 
@@ -60,12 +63,24 @@ public:
         }
     }
     uint64_t records() const { return posted_; }
+
+    // A status line of the run (progress.h), polled after each feed; null: none.
+    void set_progress(progress_meter* m) { progress_ = m; }
+    // What the status line shows of the input.
+    struct input_progress {
+        uint64_t bytes_read;   // of the trace files, by the replay's reading (not the checks before)
+        uint64_t bytes_total;  // their sizes; 0 when one is not a regular file (a pipe)
+        uint64_t packets;      // packet records posted
+        uint64_t events;       // event records posted
+    };
+    input_progress progress() const;
     // How much longer a run must last from `now` for every record to be
     // posted and its effects to end; 0 when the replay is over.
     time_ps time_left(time_ps now) const;
 
 private:
     time_ps post_due(time_ps until);
+    void poll_progress();
     // Throws the error of the first bad row of the first bad file, checking
     // each file completely in order; returns if every file is good.
     void check_all();
@@ -136,6 +151,10 @@ private:
     time_ps end_ = 0;
     time_ps last_ = 0;  // the last record's time (found by check_all())
     uint64_t posted_ = 0;
+    uint64_t posted_packets_ = 0;
+    progress_meter* progress_ = nullptr;
+    // Bytes read from the trace files (by the reading thread; counted per block).
+    std::atomic<uint64_t> bytes_read_{0};
 };
 
 }  // namespace pmonsim

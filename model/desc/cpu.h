@@ -161,6 +161,9 @@ struct cpu_desc {
     platform_ids platform;
     uncore_bus_numbering bus_numbering;
     uclk_ratio_desc uclk;
+    // Other names --cpu accepts, any case: perf's event-table names
+    // (jaketown, ivytown, nehalemep, westmereep-dp) and short ones.
+    std::vector<std::string> aliases = {};
 
     // The box of a kind, or null if this CPU has none.
     const box_desc* box(box_kind k) const;
@@ -173,11 +176,13 @@ struct cpu_desc {
 const std::vector<cpu_desc>& cpu_registry();
 const cpu_desc& describe(cpu_model m);
 const char* to_string(cpu_model m);
-// By option name ("ivb-ep"); null when unknown.
+// By option name ("ivb-ep") or alias, in any case; null when unknown.
 const cpu_desc* find_cpu(const std::string& name);
 // By CPUID family and model; null when none is modelled.
 const cpu_desc* find_cpu(unsigned family, unsigned model);
 // "snb-ep, ivb-ep": for usage texts and errors.
 std::string cpu_names(const char* sep = ", ");
+// An error's end for an unknown CPU name: the names, and the nearest ones.
+std::string unknown_cpu_text(const std::string& name);
 
 }  // namespace pmonsim

@@ -8,6 +8,7 @@
 // The Nehalem-EP/Westmere-EP Generic Non-core Registers function and uncore
 // buses: decisions.md N12.
 #include "desc/cpu.h"
+#include "desc/nearest.h"
 
 #include <stdexcept>
 
@@ -73,6 +74,7 @@ cpu_desc snb_ep() {
           {"drs_data", "event=0x102,umask=0x08"},
           {"ncb_data", "event=0x103,umask=0x04"}}},
     };
+    d.aliases = {"snb", "snbep", "jaketown", "sandybridge-ep"};  // (perf's pmu-events name among them)
     return d;
 }
 
@@ -98,6 +100,7 @@ cpu_desc ivb_ep() {
          {{8, 0x0E32, 0x0E86, 0x0E80}, {9, 0x0E33, 0x0E96, 0x0E90}, {24, 0x0E3A, 0x0EC6, 0x0EC0}},
          ivb_ep_qpi_events},
     };
+    d.aliases = {"ivb", "ivbep", "ivytown", "ivybridge-ep"};  // (perf's pmu-events name among them)
     return d;
 }
 
@@ -132,6 +135,7 @@ cpu_desc nhm_ep() {
                // Linux's PCI_DEVICE_ID_INTEL_I7_NONCORE_ALT, "Xeon 55xx" to i7core_edac
                // (0x2C41 is the Core i7-900 / Xeon 3500's).
                noncore_uclk_ratio(0x2C40)};
+    d.aliases = {"nhm", "nhmep", "nehalemep", "nehalem-ep"};  // (perf's pmu-events name among them)
     return d;
 }
 
@@ -145,6 +149,7 @@ cpu_desc wsm_ep() {
                // Linux's PCI_DEVICE_ID_INTEL_LYNNFIELD_NONCORE_REV2, "Xeon 56xx / i7-900"
                // to i7core_edac (pci.ids: Xeon 5600 Series ... Generic Non-core Registers).
                noncore_uclk_ratio(0x2C70)};
+    d.aliases = {"wsm", "wsmep", "westmereep-dp", "westmere-ep"};  // (perf's pmu-events name among them)
     return d;
 }
 
@@ -206,9 +211,22 @@ const cpu_desc& describe(cpu_model m) {
 const char* to_string(cpu_model m) { return describe(m).name; }
 
 const cpu_desc* find_cpu(const std::string& name) {
-    for (const auto& d : cpu_registry())
-        if (name == d.name) return &d;
+    auto same = [&](const std::string& n) { return edit_distance(name, n) == 0 && name.size() == n.size(); };
+    for (const auto& d : cpu_registry()) {
+        if (same(d.name)) return &d;
+        for (const std::string& a : d.aliases)
+            if (same(a)) return &d;
+    }
     return nullptr;
+}
+
+std::string unknown_cpu_text(const std::string& name) {
+    std::vector<std::string> all;
+    for (const auto& d : cpu_registry()) {
+        all.push_back(d.name);
+        all.insert(all.end(), d.aliases.begin(), d.aliases.end());
+    }
+    return "must be one of " + cpu_names(", ") + ", not '" + name + "'" + did_you_mean(name, all);
 }
 
 const cpu_desc* find_cpu(unsigned family, unsigned model) {

@@ -3,6 +3,11 @@
 # screenshot: check that a PNG of a real window comes out.
 set -euo pipefail
 pmonsim=$1 root=$2
+# The GUI stack comes with `scripts/setup-debian.sh --waves` (run-tests.sh, CI);
+# without it the test skips rather than have show-waves call apt-get.
+for tool in vcd2fst fst2vcd gtkwave xvfb-run xwininfo python3; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool missing (bash scripts/setup-debian.sh --waves)"; exit 77; }
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ex=$root/traces/drs_data_transfer

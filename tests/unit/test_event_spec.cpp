@@ -415,7 +415,8 @@ TEST(EventSpecErrors, BoxesMustExist) {
 
 TEST(EventSpecErrors, EventsAndSubEventsMustBeInTheCatalog) {
     EXPECT_EQ(error_of("r2pcie/RING_XX_USED.CW"),
-              "r2pcie/RING_XX_USED.CW: r2pcie has no event 'RING_XX_USED' on ivb-ep");
+              "r2pcie/RING_XX_USED.CW: r2pcie has no event 'RING_XX_USED' on ivb-ep (did you mean RING_AD_USED, "
+              "RING_AK_USED or RING_BL_USED?)");
     EXPECT_EQ(error_of("qpi0/RxL_FLITS_G1.DRS_DATA|FOO"),
               "qpi0/RxL_FLITS_G1.DRS_DATA|FOO: RxL_FLITS_G1 has no sub-event 'FOO' (SNP, HOM_REQ, "
               "HOM_NONREQ, HOM, DRS_DATA, DRS_NONDATA, DRS)");

@@ -21,6 +21,16 @@
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#if defined(__SANITIZE_ADDRESS__)
+#define PMONSIM_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PMONSIM_TEST_ASAN 1
+#endif
+#endif
+#if PMONSIM_TEST_ASAN  // (sanitizer/allocator_interface.h, which gcc 12 does not install)
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+#endif
 #endif
 
 #include "catalog/catalog.h"
@@ -993,9 +1003,12 @@ private:
 };
 
 // Bytes currently allocated by malloc (glibc: heap chunks plus mmapped
-// blocks), or 0 where unknown.
+// blocks; under ASan, what its allocator has handed out and not had back),
+// or 0 where unknown.
 std::size_t heap_in_use() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#if PMONSIM_TEST_ASAN  // (ASan's allocator replaces malloc; mallinfo2 says 0)
+    return __sanitizer_get_current_allocated_bytes();
+#elif defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
     const struct mallinfo2 mi = mallinfo2();
     return mi.uordblks + mi.hblkhd;
 #else
