@@ -630,6 +630,7 @@ std::vector<baseline_count> read_pmonsim_csv(const std::string& file) {
     std::vector<baseline_count> out;
     while (std::getline(in, line) && !line.empty() && line != "\r") {
         const auto f = split_csv(line);
+        if (f.size() >= 8 && f[7] == "diagnostic") continue;  // (the rows after the counters')
         if (f.size() < 7) throw std::runtime_error(file + ": short row '" + line + "'");
         out.push_back({static_cast<unsigned>(std::stoul(f[0])), f[1], static_cast<unsigned>(std::stoul(f[2])),
                        std::stoull(f[5]), std::stoull(f[6])});

@@ -65,7 +65,7 @@ struct baseline_result {
 // trace reader's trace_error, the script's script_error) on bad input.
 baseline_result run_clocked_baseline(const baseline_options& o);
 
-// The counter rows of a `pmonsim --report csv` report (its first section).
+// The counter rows of a `pmonsim --report csv` report (not its diagnostic rows).
 std::vector<baseline_count> read_pmonsim_csv(const std::string& file);
 
 // Compares two sets of counts (keyed by socket, box, counter). Returns the

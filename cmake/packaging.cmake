@@ -193,5 +193,6 @@ if(PMONSIM_BUILD_TESTS AND NOT PMONSIM_SANITIZE AND NOT PMONSIM_FUZZ)
   add_test(NAME package_deb
            COMMAND bash ${PROJECT_SOURCE_DIR}/tests/install/package_deb.sh ${CMAKE_CPACK_COMMAND}
                    ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${PROJECT_VERSION})
-  set_tests_properties(package_deb PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  set_tests_properties(package_deb PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+                       RESOURCE_LOCK cmake_install_of_the_build)  # (see tests/CMakeLists.txt)
 endif()

@@ -38,10 +38,21 @@
 //      does nothing else): finishes the switch.
 //    SystemC 2.3.4 passes no slot for ASan's fake stacks, so
 //    detect_stack_use_after_return must stay off (the default, set below).
+//
+// 3. UBSan's vptr check without a file descriptor. The first time the check
+//    meets a pair of (dynamic, static) type it looks at the vtable, and gcc
+//    12's runtime tests that memory is readable through a pipe. In a process
+//    that has used up its descriptors (EMFILE) the pipe fails, and the check
+//    aborts the run on an "invalid vptr" that is not (cli_unreadable_inputs
+//    opens 80 traces under ulimit -n 40 on purpose). Its handler is wrapped:
+//    with no descriptor left the check is skipped rather than failed.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sanitizer/common_interface_defs.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -58,7 +69,6 @@ PMONSIM_EXPORT const char* __asan_default_options() {
 
 PMONSIM_EXPORT const char* __ubsan_default_options() { return "print_stacktrace=1:halt_on_error=1"; }
 
-#ifdef PMONSIM_SYSTEMC_FIBER_FIXUP
 namespace {
 
 [[noreturn]] void fail(const char* what) {
@@ -73,6 +83,35 @@ F next_definition(const char* name) {
         fail(name);
     return reinterpret_cast<F>(p);
 }
+
+// Whether the process can open two more descriptors (errno as it was).
+bool descriptors_left() {
+    const int saved = errno;
+    int fds[2];
+    bool left = true;
+    if (pipe2(fds, O_CLOEXEC) == 0) {
+        close(fds[0]);
+        close(fds[1]);
+    } else {
+        left = errno != EMFILE && errno != ENFILE;
+    }
+    errno = saved;
+    return left;
+}
+
+}  // namespace
+
+// (Every check is fatal in this build, -fno-sanitize-recover: the _abort handler.)
+// (The pointer and the hash are integers to the runtime; gcc declares them void*.)
+PMONSIM_EXPORT void __ubsan_handle_dynamic_type_cache_miss_abort(void* data, void* pointer, void* hash) {
+    using handler_fn = void (*)(void*, void*, void*);
+    static const handler_fn real = next_definition<handler_fn>("__ubsan_handle_dynamic_type_cache_miss_abort");
+    if (descriptors_left())
+        real(data, pointer, hash);
+}
+
+#ifdef PMONSIM_SYSTEMC_FIBER_FIXUP
+namespace {
 
 // sc_core::sc_cor_qt of SystemC 2.3.4 (sysc/kernel/sc_cor_qt.h, which is not
 // installed): the vtable pointer of sc_cor, then these.

@@ -38,6 +38,13 @@ public:
     virtual bool pci_write(const pci_address& a, uint32_t offset, unsigned size, uint64_t value) = 0;
     // Every PCI function present, in (domain, bus, dev, fn) order.
     virtual std::vector<pci_device_info> pci_devices() = 0;
+    // A script command addressed PCI functions this machine does not have:
+    // setpci's device selection `selection` ("-s 7f:08.2") matched none. The
+    // command itself goes on as setpci does (a warning, nothing accessed); a
+    // target that checks the software driving it (the model) records it.
+    // Called by script commands only, never by discovery that probes for
+    // functions which may be absent.
+    virtual void no_device_selected(const std::string& selection) { (void)selection; }
 
     // Time: let `ps` picoseconds pass (real time on hardware, simulated time
     // on the model, replaying traces), and the time since the target started.

@@ -17,6 +17,7 @@ base=(build-essential cmake pkg-config libsystemc-dev libboost-program-options-d
       help2man dpkg-dev file lintian)
 base+=(gnuplot-nox)  # pmon-stat --plot draws with gnuplot
 base+=(man-db)  # the manual-page tests render the pages with man
+base+=(slurm-wlm munge libxml2-utils)  # pmonsim sweep's Slurm test (a private one-node cluster); xmllint
 waves=(gtkwave xvfb xauth x11-utils python3)
 case "${1:-}" in
   "") packages=("${base[@]}") ;;

@@ -70,6 +70,7 @@ public:
         if (fd_ >= 0) ::close(fd_);
     }
     int error() const { return err_; }
+    uint64_t bytes() const { return drained_ + static_cast<uint64_t>(pptr() - pbase()); }
     bool drain() {
         for (const char* p = pbase(); p < pptr();) {
             const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
@@ -80,6 +81,7 @@ public:
                 return false;
             }
             p += n;
+            drained_ += static_cast<uint64_t>(n);
         }
         setp(buf_, buf_ + sizeof buf_);
         return true;
@@ -102,6 +104,7 @@ protected:
 private:
     int fd_;
     int err_ = 0;
+    uint64_t drained_ = 0;
     char buf_[1 << 16];
 };
 
@@ -139,10 +142,18 @@ void staged_output::check() {
     if (!out_ || buf_->error()) fail(buf_->error());
 }
 
-void staged_output::commit() {
-    if (done_) return;
+uint64_t staged_output::bytes() const { return buf_ ? buf_->bytes() : 0; }
+
+void staged_output::close_file() {
+    if (done_ || closed_) return;
     out_.flush();
     if (!out_ || buf_->error() || !buf_->close_fd()) fail(buf_->error());
+    closed_ = true;
+}
+
+void staged_output::commit() {
+    if (done_) return;
+    close_file();
     if (!tmp_.empty() && std::rename(tmp_.c_str(), path_.c_str()) != 0) fail(errno);
     done_ = true;
 }

@@ -5,6 +5,7 @@
 // Failures throw output_error "PATH: cannot write: REASON", and leave no
 // temporary file behind and an existing target as it was.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -29,9 +30,18 @@ public:
 
     std::ostream& stream() { return out_; }
     const std::string& path() const { return path_; }
+    // Where the bytes go until commit(): the temporary name (or the path
+    // itself for a device).
+    const std::string& staging_path() const { return tmp_.empty() ? path_ : tmp_; }
+    // The bytes written to stream() so far (buffered ones included).
+    uint64_t bytes() const;
     // Throws output_error when anything written so far failed (for a check
     // during a long run); the error is reported once.
     void check();
+    // Flushes and closes the file, throwing output_error as commit() does,
+    // but leaves it under staging_path() (for a program that reads or
+    // rewrites it before commit(); destroyed then, it is still removed).
+    void close_file();
     void commit();
 
 private:
@@ -42,6 +52,7 @@ private:
     std::unique_ptr<file_buf> buf_;
     std::ostream out_;
     bool done_ = false;
+    bool closed_ = false;  // close_file() done
 };
 
 // Writes what `produce` puts into the stream to `path`, as above.

@@ -332,7 +332,7 @@ static void note_plot_file(const std::string& f) {
 }
 
 void add_plot_options(po::options_description& opts) {
-    opts.add_options()("plot", po::value<std::string>()->notifier(&note_plot_file),
+    opts.add_options()("plot", po::value<std::string>()->value_name("FILE")->notifier(&note_plot_file),
                        "with -I: draw each event's rate and each metric per interval against time into "
                        "FILE (.svg or .png; needs gnuplot)");
 }

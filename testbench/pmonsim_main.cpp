@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -53,8 +54,19 @@ const char* kExample =
     "  pmonsim convert qpi.csv qpi.bin      (text <-> binary trace; see pmonsim convert --help)\n"
     "  pmonsim exec --sockets 2 --trace qpi.csv -- pcm 1 -i=1   (real tools on the model; see pmonsim exec --help)\n"
     "  pmonsim serve --socket /run/pmonsim.sock                 (a long-running model for many clients)\n"
-    "Exit status: 0 success, 1 internal error, 2 bad input, 3 diagnostics with --strict,\n"
-    "4 a script command failed (as with sh -e).\n";
+    "Exit status: 0 success, 1 internal error, 2 bad input (or no arguments), 3 diagnostics\n"
+    "(or a run that counted nothing) with --strict, 4 a script command failed (as with sh -e).\n";
+
+// What `pmonsim` alone prints (on stderr, with exit status 2).
+const char* kNoArguments =
+    "Usage: pmonsim [options]        (pmonsim --help lists them all)\n"
+    "pmonsim needs something to run:\n"
+    "  --trace FILE    a QPI packet or event trace to replay (repeatable)\n"
+    "  --program FILE  the register writes that program the counters first (with --trace)\n"
+    "  --script FILE   a register-access script instead (wrmsr, rdmsr, setpci, sleep, echo)\n"
+    "  --cycles N      how many UCLK cycles to run without a script\n"
+    "e.g. pmonsim --trace traces/drs_data_transfer/packets.csv --program traces/drs_data_transfer/program.sh\n"
+    "Subcommands: pmonsim convert, pmonsim exec, pmonsim serve (each with --help).\n";
 
 // Reads the whole file (or "-") into a script; parse errors are bad input.
 driver::script load_script(const std::string& file, bool only_writes) {
@@ -99,6 +111,18 @@ void parse_window(const std::string& w, time_ps& start, time_ps& end) {
     if (end <= start) throw bad_input("--vcd-window: END must be after START");
 }
 
+// A size for people: "812 bytes", "3.4 kB", "1.8 GB" (powers of 1000).
+std::string size_text(uint64_t bytes) {
+    if (bytes < 1000) return std::to_string(bytes) + " bytes";
+    static const char* const units[] = {"kB", "MB", "GB", "TB"};
+    double v = static_cast<double>(bytes) / 1000;
+    unsigned u = 0;
+    while (v >= 999.95 && u + 1 < 4) v /= 1000, ++u;
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f %s", v, units[u]);
+    return b;
+}
+
 std::vector<std::string> split_commas(const std::string& s) {
     std::vector<std::string> out;
     size_t from = 0;
@@ -127,7 +151,9 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("cycles", po::value(&cycles), "run length in UCLK cycles without --script (default: until the traces end)")
         ("report", po::value(&report)->default_value(report), "table, csv, json or none (to stdout)")
         ("report-file", po::value(&o.report_file), "write the report to FILE instead of stdout (which keeps the script's output)")
-        ("vcd", po::value(&o.vcd_file), "write waveforms to FILE (and FILE.gtkw for GTKWave)")
+        ("vcd", po::value(&o.vcd_file),
+         "write waveforms to FILE (VCD; FST if FILE ends in .fst, made by GTKWave's vcd2fst), and FILE.gtkw for "
+         "GTKWave")
         ("vcd-signals", po::value(&o.vcd_signals)->default_value(o.vcd_signals), "comma-separated globs of signal names")
         ("vcd-window", po::value(&o.vcd_window), "START:END in ns (END may be empty)")
         ("strict", po::bool_switch(&o.strict), "exit with status 3 if there is any diagnostic")
@@ -194,11 +220,12 @@ public:
     }
     int status = 0;
     std::string error;
+    unsigned absent_selections = 0;  // script commands that selected no PCI device
 
 private:
     void run() {
+        sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); });
         try {
-            sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); });
             if (script_) {
                 status = driver::run_script(*script_, t, out_, err_);
             } else {
@@ -208,6 +235,7 @@ private:
         } catch (const std::exception& e) {  // (a bad trace row too: the replayer keeps it)
             error = e.what();
         }
+        absent_selections = t.absent_selections();
         out_.flush();
         sc_core::sc_stop();
     }
@@ -273,6 +301,14 @@ int sc_main(int argc, char** argv) {
             vcd_options v;
             v.file = o.vcd_file;
             v.globs = split_commas(o.vcd_signals);
+            v.no_match_is_error = true;  // (refused before any file is made)
+            // Once, when the dump gets large (PMONSIM_VCD_NOTE_BYTES: another size, for tests).
+            if (const char* n = std::getenv("PMONSIM_VCD_NOTE_BYTES")) v.large_bytes = std::strtoull(n, nullptr, 10);
+            v.on_large = [file = o.vcd_file](uint64_t bytes) {
+                std::cerr << "pmonsim: the waveforms for " << file << " have passed " << size_text(bytes)
+                          << " and grow as the run goes on; --vcd-window START:END (ns) or --vcd-signals GLOBS "
+                             "record less\n";
+            };
             try {
                 if (!o.vcd_window.empty()) parse_window(o.vcd_window, v.start, v.end);
             } catch (const bad_input& e) {
@@ -281,13 +317,12 @@ int sc_main(int argc, char** argv) {
             }
             try {
                 vcd = std::make_unique<vcd_recorder>("vcd", sys, v);
-            } catch (const std::exception& e) {  // cannot write the file, empty window
-                std::cerr << "pmonsim: --vcd: " << e.what() << "\n";
-                return kExitBadInput;
-            }
-            if (vcd->recorded_signals().empty()) {
+            } catch (const vcd_no_signal&) {
                 std::cerr << "pmonsim: --vcd-signals '" << o.vcd_signals
                           << "' matches no signal (names look like socket0.qpi0.ctr0.value, socket0.global_freeze)\n";
+                return kExitBadInput;
+            } catch (const std::exception& e) {  // cannot write the file, empty window, no vcd2fst
+                std::cerr << "pmonsim: --vcd: " << e.what() << "\n";
                 return kExitBadInput;
             }
         }
@@ -303,6 +338,13 @@ int sc_main(int argc, char** argv) {
                 std::cerr << "pmonsim: --vcd: " << e.what() << "\n";
                 return kExitInternal;
             }
+            std::error_code ec;
+            const auto size = std::filesystem::is_regular_file(o.vcd_file, ec)
+                                  ? std::filesystem::file_size(o.vcd_file, ec) : vcd->vcd_bytes();
+            std::cerr << "pmonsim: wrote " << size_text(ec ? vcd->vcd_bytes() : size) << " of waveforms to "
+                      << o.vcd_file;
+            if (vcd_file_is_fst(o.vcd_file)) std::cerr << " (FST of " << size_text(vcd->vcd_bytes()) << " of VCD)";
+            std::cerr << "\n";
         }
         try {
             rep->finish_checks();
@@ -324,10 +366,27 @@ int sc_main(int argc, char** argv) {
                 return kExitInternal;
             }
         }
+        // A run with input to count that counted nothing because no counter
+        // was programmed (issue 15): said on stderr, and an error with --strict.
+        bool idle_run = false;
+        if ((!o.traces.empty() || o.cycles) && ((!script && !program) || s.absent_selections) &&
+            counted_nothing(sys)) {
+            idle_run = true;
+            if (!script && !program)
+                std::cerr << "pmonsim: nothing was programmed (no --program or --script): every counter stayed "
+                             "disabled, so the run counted nothing; give the register writes with --program FILE "
+                             "(e.g. traces/drs_data_transfer/program.sh)\n";
+            else
+                std::cerr << "pmonsim: every counter stayed disabled, so the run counted nothing: the "
+                          << (script ? "--script" : "--program") << "'s setpci selected devices this machine lacks ("
+                          << s.absent_selections << " time(s); see the diagnostics)\n";
+        }
         if (s.status != 0) return s.status;
-        if (o.strict && !sys.diagnostics().records().empty()) {
-            std::cerr << "pmonsim: " << sys.diagnostics().records().size()
-                      << " diagnostic(s) and --strict\n";
+        if (o.strict && (idle_run || !sys.diagnostics().records().empty())) {
+            if (sys.diagnostics().records().empty())
+                std::cerr << "pmonsim: nothing counted and --strict\n";
+            else
+                std::cerr << "pmonsim: " << sys.diagnostics().records().size() << " diagnostic(s) and --strict\n";
             return kExitStrict;
         }
     } catch (const std::exception& e) {
@@ -337,25 +396,35 @@ int sc_main(int argc, char** argv) {
     return kExitOk;
 }
 
-// `pmonsim convert IN OUT`: text to binary or binary to text (told apart by
-// content; .gz read as is; - for stdin/stdout), checked against the machine
-// the model options describe. Runs no simulation.
+// `pmonsim convert IN OUT`: the format OUT's name says (.csv/.txt text, .bin
+// binary), else text to binary or binary to text (the input told by content;
+// .gz read as is; - for stdin/stdout), checked against the machine the
+// options describe. Runs no simulation.
 int convert_main(int argc, char** argv) {
     uncore_config cfg;
     std::string cpu = describe(default_cpu).name;
     std::vector<std::string> files;
+    // Only what the checks use (trace_context_of: CPU, sockets, ports, the
+    // two clocks); the files are positional (hidden from --help).
     po::options_description opts("pmonsim convert options");
     opts.add_options()
         ("help,h", "show this help")
         ("version", "print the version and exit")
         ("cpu", po::value(&cpu)->default_value(cpu), "personality the trace is checked against")
-        ("files", po::value(&files), "IN OUT");
-    add_model_options(opts, cfg);
+        ("sockets", po::value(&cfg.sockets)->default_value(cfg.sockets), "sockets (1 or 2)")
+        ("qpi-ports", po::value(&cfg.qpi_ports)->default_value(cfg.qpi_ports), "QPI ports per socket")
+        ("uclk-mhz", po::value(&cfg.uclk_mhz)->default_value(cfg.uclk_mhz),
+         "UCLK frequency in MHz (times given in cycles)")
+        ("qpi-gts", po::value(&cfg.qpi_gts)->default_value(cfg.qpi_gts), "QPI rate in GT/s (QCLK = GT/s / 8)");
+    po::options_description hidden;
+    hidden.add_options()("files", po::value(&files), "IN OUT");
+    po::options_description all;
+    all.add(opts).add(hidden);
     po::positional_options_description pos;
     pos.add("files", 2);
     try {
         po::variables_map vm;
-        parse_command_line(argc - 1, argv + 1, opts, vm, "pmonsim convert", pos);
+        parse_command_line(argc - 1, argv + 1, all, vm, "pmonsim convert", pos);
         po::notify(vm);
         if (vm.count("version")) {
             std::cout << version_text("pmonsim convert");
@@ -363,11 +432,14 @@ int convert_main(int argc, char** argv) {
         }
         if (vm.count("help")) {
             std::cout << "Usage: pmonsim convert [options] IN OUT\n"
-                         "Text trace to binary, or binary to text (gzip input read as is; - is stdin/stdout).\n"
-                         "The format is in docs/trace-binary-format.md.\n\n" << opts;
+                         "Writes the trace IN in the format OUT's name gives: .csv or .txt text, .bin binary\n"
+                         "(text to text normalizes, binary to binary checks and rewrites); any other name, or -,\n"
+                         "gets text from binary and binary from text. Every record is checked. gzip input is read\n"
+                         "as is; a .gz OUT is refused. - is stdin/stdout. The binary format is in\n"
+                         "docs/trace-binary-format.md.\n\n" << opts;
             return kExitOk;
         }
-        if (files.size() != 2) throw bad_input("convert needs IN and OUT");
+        if (files.size() != 2) throw bad_input("convert needs IN and OUT (see pmonsim convert --help)");
         cfg.cpu = parse_cpu_option(cpu);
         cfg.validate();
         trace::convert_trace(files[0], files[1], trace_context_of(cfg));
@@ -402,7 +474,12 @@ int run_serve(char** argv) {
 // SystemC prints its banner on stdout before sc_main runs; stdout carries the
 // report, so switch the banner off first.
 int main(int argc, char** argv) {
+    if (argc <= 1) {  // (a run of nothing would only report every counter at zero)
+        std::cerr << kNoArguments;
+        return kExitBadInput;
+    }
     if (argc > 1 && std::string(argv[1]) == "convert") return convert_main(argc, argv);
+    if (argc > 1 && std::string(argv[1]) == "sweep") { int sweep_main(int, char**); return sweep_main(argc, argv); }
     if (argc > 1 && (std::string(argv[1]) == "serve" || std::string(argv[1]) == "exec")) return run_serve(argv);
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     return sc_core::sc_elab_and_sim(argc, argv);

@@ -134,17 +134,22 @@ void print_table(std::ostream& os, const gathered& g, const diagnostic_sink& dia
     for (const auto& r : diags.records()) os << "  " << format_diagnostic(r) << "\n";
 }
 
+// One table, so that any CSV reader takes it: a row per counter, then a row
+// per diagnostic, told apart by `state` ("diagnostic" on the latter). The
+// counter columns come first and keep their places; the last four belong to
+// the diagnostics (empty on counter rows), whose rows leave the counter
+// columns empty.
 void print_csv(std::ostream& os, const gathered& g, const diagnostic_sink& diags) {
     os << "socket,box,counter,control,event,value,overflows,state,box_frozen,global_freeze,uclk_cycles,"
-          "qclk_cycles\n";
+          "qclk_cycles,cycle,time_ps,register,register_value,reason\n";
     for (const counter_row& r : g.rows)
         os << r.socket << ',' << r.box << ',' << r.counter << ',' << hex32(r.control) << ',' << csv_field(r.event)
            << ',' << r.value << ',' << r.overflows << ',' << r.state << ',' << r.box_frozen << ',' << r.global_freeze << ','
-           << g.uclk_cycles << ',' << g.qclk_cycles << '\n';
-    os << "\ncycle,time_ps,socket,box,register,value,reason\n";
+           << g.uclk_cycles << ',' << g.qclk_cycles << ",,,,,\n";
     for (const auto& d : diags.records())
-        os << d.cycle << ',' << d.time_ps << ',' << d.socket << ',' << d.box << ',' << csv_field(d.reg) << ','
-           << hex32(d.value) << ',' << csv_field(d.reason) << '\n';
+        os << d.socket << ',' << csv_field(d.box) << ",,,,,,diagnostic,,," << g.uclk_cycles << ',' << g.qclk_cycles
+           << ',' << d.cycle << ',' << d.time_ps << ',' << csv_field(d.reg) << ',' << hex32(d.value) << ','
+           << csv_field(d.reason) << '\n';
 }
 
 void print_json(std::ostream& os, uncore_system& sys, const gathered& g, const diagnostic_sink& diags) {
@@ -224,6 +229,12 @@ void print_report(std::ostream& os, uncore_system& sys, report_format f) {
         case report_format::csv: print_csv(os, g, sys.diagnostics()); break;
         case report_format::json: print_json(os, sys, g, sys.diagnostics()); break;
     }
+}
+
+bool counted_nothing(uncore_system& sys) {
+    for (const counter_row& r : gather(sys).rows)
+        if (r.state != "disabled" || r.value || r.overflows) return false;
+    return true;
 }
 
 void write_report(uncore_system& sys, report_format f, const std::string& file) {

@@ -18,6 +18,9 @@ bool parse_report_format(const std::string& s, report_format& f);
 void parse_report_option(const std::string& s, report_format& f, bool& none);
 
 void print_report(std::ostream& os, uncore_system& sys, report_format f);
+// Whether the run left every counter disabled, at zero and never wrapped: no
+// counter was programmed, so whatever the traces held was counted nowhere.
+bool counted_nothing(uncore_system& sys);
 // The report to `file` (complete or absent, output_file.h), or to standard
 // output when `file` is empty; throws output_error when it cannot be written.
 void write_report(uncore_system& sys, report_format f, const std::string& file);

@@ -1,6 +1,7 @@
 #include "sim_target.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "sc/time_util.h"
 
@@ -60,6 +61,21 @@ std::vector<driver::pci_device_info> sim_target::pci_devices() {
                std::tie(y.addr.domain, y.addr.bus, y.addr.dev, y.addr.fn);
     });
     return out;
+}
+
+void sim_target::no_device_selected(const std::string& selection) {
+    ++absent_selections_;
+    std::string buses;
+    for (unsigned s = 0; s < sys_.sockets(); ++s) {
+        char b[16];
+        std::snprintf(b, sizeof b, "%s%02x", s ? ", " : "", sys_.config().bus_of(s));
+        buses += b;
+    }
+    const time_ps t = now_ps();
+    sys_.diagnostics().report({clock_domain(sys_.config().uclk_hz()).cycles_before(t), t, 0, "pci", selection, 0,
+                               "setpci selected no device: this machine (" + std::to_string(sys_.sockets()) +
+                                   " socket(s), uncore bus " + buses +
+                                   ") has no such PCI function; nothing was read or written"});
 }
 
 void sim_target::advance(uint64_t ps) {

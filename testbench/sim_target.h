@@ -28,8 +28,13 @@ public:
     bool pci_read(const driver::pci_address& a, uint32_t offset, unsigned size, uint64_t& value) override;
     bool pci_write(const driver::pci_address& a, uint32_t offset, unsigned size, uint64_t value) override;
     std::vector<driver::pci_device_info> pci_devices() override;
+    // A diagnostic (box "pci", the selection as its register): software that
+    // addresses a function the model lacks is checked like a bad access.
+    void no_device_selected(const std::string& selection) override;
     void advance(uint64_t ps) override;
     uint64_t now() const override;
+    // How many script commands selected no device (no_device_selected).
+    unsigned absent_selections() const { return absent_selections_; }
 
 private:
     bool exists(const driver::pci_address& a) const;
@@ -37,6 +42,7 @@ private:
     uncore_system& sys_;
     feeder feed_;
     time_ps chunk_;
+    unsigned absent_selections_ = 0;
 };
 
 }  // namespace pmonsim

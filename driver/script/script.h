@@ -109,6 +109,7 @@ struct setpci_op {
 struct setpci_group {
     pci_filter filter;
     std::vector<setpci_op> ops;
+    std::string selection;  // the group's -s/-d options as written ("-s ff:08.2")
 };
 
 struct setpci_command {

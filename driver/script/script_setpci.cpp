@@ -307,7 +307,9 @@ setpci_command parse_setpci(const std::vector<std::string>& a, bool only_writes)
             if (s.size() > 2) d = s.substr(s[2] == '=' ? 3 : 2);
             else if (i < a.size()) d = a[i++];
             else fail(std::string("setpci: Option -") + kind + " requires an argument");
-            pci_filter& f = c.groups.back().filter;
+            setpci_group& g = c.groups.back();
+            g.selection += (g.selection.empty() ? "-" : " -") + std::string(1, kind) + " " + d;
+            pci_filter& f = g.filter;
             if (const char* e = kind == 's' ? parse_slot_filter(f, d) : parse_id_filter(f, d))
                 fail(std::string("setpci: Unable to parse filter -") + kind + " " + e + " (in " + quoted(d) + ")");
         } else {
@@ -414,8 +416,10 @@ bool run_setpci(const setpci_command& c, target& t, std::ostream& out, std::ostr
         std::vector<const pci_device_info*> selected;
         for (const pci_device_info& d : devices)
             if (filter_matches(g.filter, d, t)) selected.push_back(&d);
-        if (selected.empty() && !c.force)
+        if (selected.empty() && !c.force) {
             err << "setpci: Warning: No devices selected for operation group " << group_number << ".\n";
+            t.no_device_selected(g.selection);
+        }
         for (const pci_device_info* d : selected)
             for (const setpci_op& op : g.ops)
                 if (!run_setpci_op(c, op, *d, t, out, err)) return false;

@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -62,6 +63,24 @@ bool same_file(const std::string& a, const std::string& b) {
     struct stat sa, sb;
     return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 &&
            sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// The format an output's name asks for (convert_trace).
+enum class out_format { other_than_input, text, binary };
+
+out_format out_format_of(const std::string& out, const std::string& out_name) {
+    const auto dot = out.rfind('.');
+    if (out == "-" || dot == std::string::npos || out.find('/', dot) != std::string::npos)
+        return out_format::other_than_input;
+    std::string ext = out.substr(dot + 1);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == "csv" || ext == "txt") return out_format::text;
+    if (ext == "bin") return out_format::binary;
+    if (ext == "gz")
+        throw trace_error(out_name, 0, 0,
+                          "convert does not write gzip: give a name without .gz, and compress the output "
+                          "with gzip afterwards (pmonsim reads .gz traces as they are)");
+    return out_format::other_than_input;
 }
 
 bool is_regular_file(const std::string& path) {
@@ -230,6 +249,7 @@ void convert_trace(const std::string& in, const std::string& out, const trace_co
     const bool in_std = in == "-", out_std = out == "-";
     const std::string in_name = in_std ? "<stdin>" : in;
     const std::string out_name = out_std ? "<stdout>" : out;
+    const out_format wanted = out_format_of(out, out_name);
 
     std::ifstream in_file;
     if (!in_std) {
@@ -256,7 +276,9 @@ void convert_trace(const std::string& in, const std::string& out, const trace_co
     };
     try {
         try {
-            if (reader.format() == trace_format::binary) {
+            const bool to_text = wanted == out_format::text ||
+                                 (wanted == out_format::other_than_input && reader.format() == trace_format::binary);
+            if (to_text) {
                 text_trace_writer w(os, reader.kind(), reader.unit(), ctx);
                 copy_records(reader, w);
             } else {

@@ -11,9 +11,15 @@
 
 namespace pmonsim::trace {
 
-// Converts a trace: a binary input becomes text, a text input becomes binary
-// (told apart by content; a gzip-compressed input is read transparently). "-"
-// is standard input / standard output (named <stdin> / <stdout> in messages).
+// Converts a trace. The output's format is the one its name ends in: .csv or
+// .txt text, .bin binary (so text to text writes the text in the writer's
+// form, binary to binary checks and rewrites the binary); any other name, and
+// "-", gets the other format than the input's: binary becomes text, text
+// becomes binary. The input's format is told by content; a gzip-compressed
+// input is read transparently, but an output named .gz is refused (trace_error
+// "OUT: ..." before anything is read or written: compress the output with
+// gzip). "-" is standard input / standard output (named <stdin> / <stdout> in
+// messages).
 // Streams in constant memory, validating every record as it goes, exactly as
 // replay does. On any error the partly written output file is removed (unless
 // it is standard output or not a regular file) and the error is rethrown:

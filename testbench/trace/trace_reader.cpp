@@ -34,12 +34,6 @@ std::string compose(const std::string& file, unsigned line, unsigned column,
 
 }  // namespace
 
-// (no_sanitize("vptr"): this is thrown when the traces have used up the open
-// files (replay.cpp, EMFILE), and UBSan's check of the first trace_error's
-// dynamic type needs two free descriptors: gcc 12's runtime tests the vtable's
-// memory through a pipe. Without one the check fails and the run aborts on a
-// false "invalid vptr" (cli_unreadable_inputs, under PMONSIM_SANITIZE).)
-__attribute__((no_sanitize("vptr")))
 trace_error::trace_error(std::string file, unsigned line, unsigned column, std::string reason)
     : std::runtime_error(printable(compose(file, line, column, reason))),
       file_(std::move(file)),

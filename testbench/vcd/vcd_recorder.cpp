@@ -1,8 +1,17 @@
 #include "vcd/vcd_recorder.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -43,6 +52,58 @@ std::string vcd_value(uint64_t v, unsigned width, const std::string& id) {
 
 uint64_t sat8(uint64_t v) { return std::min<uint64_t>(v, 255); }
 
+// The program `name` in PATH ("" when none is executable).
+std::string find_program(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    for (size_t from = 0;;) {
+        const size_t colon = dirs.find(':', from);
+        std::string dir = dirs.substr(from, colon - from);
+        if (dir.empty()) dir = ".";
+        const std::string candidate = dir + "/" + name;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+        if (colon == std::string::npos) return "";
+        from = colon + 1;
+    }
+}
+
+// Runs `argv` with its output (both streams) into `log`; its exit status, or
+// -1 when it could not run or was killed.
+int run_program(const std::vector<std::string>& argv, std::string& log) {
+    int pipe_fd[2];
+    if (::pipe2(pipe_fd, O_CLOEXEC) != 0) return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, pipe_fd[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, pipe_fd[1], 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = -1;
+    const int err = ::posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(pipe_fd[1]);
+    if (err != 0) {
+        ::close(pipe_fd[0]);
+        log = std::strerror(err);
+        return -1;
+    }
+    char buf[4096];
+    for (ssize_t n; (n = ::read(pipe_fd[0], buf, sizeof buf)) != 0;) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (log.size() < 65536) log.append(buf, static_cast<size_t>(n));
+    }
+    ::close(pipe_fd[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 // The recorder of this simulation. A second one would see the first one's
 // notifications as pending activity at every instant (and each would keep the
 // other's simulation alive), so there is one, with as many globs as needed.
@@ -69,6 +130,13 @@ bool vcd_glob_match(const std::string& glob, const std::string& name) {
     }
     while (g < glob.size() && glob[g] == '*') ++g;
     return g == glob.size();
+}
+
+bool vcd_file_is_fst(const std::string& file) {
+    if (file.size() < 4) return false;
+    std::string ext = file.substr(file.size() - 4);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext == ".fst";
 }
 
 // The tool's contract: --vcd FILE also writes FILE.gtkw (run.vcd -> run.vcd.gtkw).
@@ -100,7 +168,17 @@ vcd_recorder::vcd_recorder(sc_core::sc_module_name name, uncore_system& sys, con
         }
     }
 
-    file_ = std::make_unique<staged_output>(opt_.file);  // (throws output_error)
+    // Everything that can be refused is refused before a file is made.
+    if (signals_.empty() && opt_.no_match_is_error) throw vcd_no_signal("the globs match no signal");
+    fst_ = vcd_file_is_fst(opt_.file);
+    if (fst_) {
+        vcd2fst_ = find_program("vcd2fst");
+        if (vcd2fst_.empty())
+            throw std::runtime_error(opt_.file + ": writing FST needs GTKWave's vcd2fst, which is not installed "
+                                     "(Debian package gtkwave: apt-get install gtkwave); or name the file .vcd");
+    }
+    // FST: the VCD goes to a temporary file next to it, converted at close().
+    file_ = std::make_unique<staged_output>(fst_ ? opt_.file + ".vcd" : opt_.file);  // (throws output_error)
     write_header();
 
     SC_HAS_PROCESS(vcd_recorder);
@@ -124,7 +202,7 @@ size_t vcd_recorder::domain_of(uint64_t hz) {
 }
 
 void vcd_recorder::add(std::string name, std::string group, unsigned width, size_t dom,
-                       box_module* box, std::function<uint64_t()> read) {
+                       box_module* box, std::function<uint64_t()> read, bool count) {
     available_.push_back(name);
     if (!std::any_of(opt_.globs.begin(), opt_.globs.end(),
                      [&](const std::string& g) { return vcd_glob_match(g, name); }))
@@ -138,6 +216,7 @@ void vcd_recorder::add(std::string name, std::string group, unsigned width, size
     s.width = width;
     s.read = std::move(read);
     s.domain = dom;
+    s.count = count;
     s.id = vcd_id(signals_.size());
     signals_.push_back(std::move(s));
 }
@@ -145,16 +224,17 @@ void vcd_recorder::add(std::string name, std::string group, unsigned width, size
 void vcd_recorder::add_box(const std::string& p, const std::string& group, box_module& b, size_t dom) {
     const box_core* c = &b.core();
     const box_spec& spec = c->spec();
-    auto put = [&](const std::string& n, unsigned w, std::function<uint64_t()> r) {
-        add(p + "." + n, group, w, dom, &b, std::move(r));
+    // (`count`: a number of things, shown in decimal; else a register or a bit.)
+    auto put = [&](const std::string& n, unsigned w, std::function<uint64_t()> r, bool count = false) {
+        add(p + "." + n, group, w, dom, &b, std::move(r), count);
     };
     put("frozen", 1, [c] { return uint64_t{c->frozen()}; });
     if (spec.has_box_ctl) put("box_ctl", 32, [c] { return uint64_t{c->box_ctl()}; });
     if (spec.has_box_status) put("status", 32, [c] { return uint64_t{c->box_status()}; });
     for (unsigned i = 0; i < spec.counters; ++i) {
         const std::string q = "ctr" + std::to_string(i) + ".";
-        put(q + "value", spec.width, [c, i] { return c->counter_value(i); });
-        put(q + "inc", 8, [c, i] { return sat8(c->counter_increment(i)); });
+        put(q + "value", spec.width, [c, i] { return c->counter_value(i); }, true);
+        put(q + "inc", 8, [c, i] { return sat8(c->counter_increment(i)); }, true);
         put(q + "compare", 1, [c, i] { return uint64_t{c->counter_compare(i)}; });
         put(q + "en", 1, [c, i] { return uint64_t{c->spec().en.test(c->counter_ctl(i)) && ((c->counter_gate() >> i) & 1u)}; });
         put(q + "counting", 1, [c, i] { return uint64_t{c->counter_counts(i)}; });
@@ -182,11 +262,11 @@ void vcd_recorder::add_box(const std::string& p, const std::string& group, box_m
         const std::string ev = std::string(dir[0] == 'r' ? "RxL" : "TxL") + "_FLITS_";
         for (const auto& k : classes)
             if (auto in = cat.find_input(ev + k.group, k.sub))
-                put(std::string(dir) + "." + k.signal, 8, [c, n = *in] { return sat8(c->input_now(n)); });
+                put(std::string(dir) + "." + k.signal, 8, [c, n = *in] { return sat8(c->input_now(n)); }, true);
         if (dir[0] == 'r')
             if (auto e = cat.find("CTO_COUNT"))
                 if (auto in = cat.input_of(*e, -1))
-                    put("rx.filter_match", 8, [c, n = *in] { return sat8(c->input_now(n)); });
+                    put("rx.filter_match", 8, [c, n = *in] { return sat8(c->input_now(n)); }, true);
     }
 }
 
@@ -287,6 +367,10 @@ void vcd_recorder::sample(bool initial, time_ps now) {
     }
     for (size_t d = 0; d < domains_.size(); ++d)
         if (due[d]) domains_[d].next = domains_[d].clock.cycles_before(now + 1);
+    if (!told_large_ && opt_.on_large && file_->bytes() >= opt_.large_bytes) {
+        told_large_ = true;
+        opt_.on_large(file_->bytes());
+    }
 }
 
 void vcd_recorder::finish() {
@@ -319,12 +403,34 @@ void vcd_recorder::close() {
         if (final_time > last_time_) out() << "#" << final_time << "\n";
     }
     try {  // the dump, then its save file: each complete or absent
-        file_->commit();
+        vcd_bytes_ = file_->bytes();
+        if (fst_) convert_to_fst();
+        else file_->commit();
         write_output(gtkw_, [&](std::ostream& g) { write_gtkw(g, final_time); });
     } catch (const output_error& e) {
         error_ = e.what();
         throw;
     }
+}
+
+// The VCD, complete under its temporary name, to opt_.file as FST: vcd2fst
+// writes a temporary file of its own that is renamed into place; the VCD is
+// removed whatever happens.
+void vcd_recorder::convert_to_fst() {
+    file_->close_file();
+    staged_output fst(opt_.file);  // (a temporary name, removed unless committed)
+    fst.close_file();
+    std::string log;
+    const int rc = run_program({vcd2fst_, "--vcdname=" + file_->staging_path(), "--fstname=" + fst.staging_path()},
+                               log);
+    file_.reset();  // (removes the VCD)
+    if (rc != 0) {
+        while (!log.empty() && (log.back() == '\n' || log.back() == '\r')) log.pop_back();
+        throw output_error(opt_.file + ": cannot write: vcd2fst failed (" +
+                           (rc < 0 ? std::string("did not run") : "exit status " + std::to_string(rc)) + ")" +
+                           (log.empty() ? "" : ": " + log));
+    }
+    fst.commit();
 }
 
 void vcd_recorder::write_gtkw(std::ostream& g, time_ps final_time) {
@@ -362,7 +468,10 @@ void vcd_recorder::write_gtkw(std::ostream& g, time_ps final_time) {
             g << "@800200\n-" << group << "\n";
             last_flag = -1;
         }
-        const int flag = s.width == 1 ? 0x28 : 0x22;  // binary, or hex for buses
+        // GTKWave's trace flags (its TR_* bits): right-justified (0x20) and
+        // binary (0x08) for a bit, decimal (0x04) for a count, hexadecimal
+        // (0x02) for a register.
+        const int flag = s.width == 1 ? 0x28 : s.count ? 0x24 : 0x22;
         if (flag != last_flag) g << "@" << std::hex << flag << std::dec << "\n";
         last_flag = flag;
         g << s.name;

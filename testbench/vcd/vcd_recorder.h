@@ -37,6 +37,7 @@
 #include <memory>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -52,7 +53,25 @@ struct vcd_options {
     std::vector<std::string> globs;       // empty: {"*"}
     time_ps start = 0;                    // window [start, end), picoseconds
     time_ps end = std::numeric_limits<time_ps>::max();  // max: open-ended
+    // Called once, during the run, when the dump passes `large_bytes` (to
+    // tell the user how large it gets); none when empty.
+    std::function<void(uint64_t bytes)> on_large;
+    uint64_t large_bytes = 1'000'000'000;
+    // Globs that match no signal: an error (vcd_no_signal, thrown before any
+    // file is made), or else an empty but valid dump.
+    bool no_match_is_error = false;
 };
+
+// The constructor's error when the globs match no signal and
+// vcd_options::no_match_is_error is set.
+struct vcd_no_signal : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+// Whether `file` asks for FST (its name ends in .fst, in any case): the dump
+// is then written as VCD under a temporary name and converted by GTKWave's
+// vcd2fst when it is closed.
+bool vcd_file_is_fst(const std::string& file);
 
 // Glob match on a full dotted name: `*` matches any run of characters (dots
 // included), `?` any one character; everything else matches itself.
@@ -62,7 +81,8 @@ bool vcd_glob_match(const std::string& glob, const std::string& name);
 // name gets ".gtkw" appended).
 std::string gtkw_path_for(const std::string& vcd_file);
 
-// Records `sys` into opt.file (and FILE.gtkw, see gtkw_path_for).
+// Records `sys` into opt.file (and FILE.gtkw, see gtkw_path_for): VCD, or
+// FST when the name ends in .fst (vcd_file_is_fst).
 //
 // Timing: one SC_METHOD samples at `start` (the initial values, in $dumpvars)
 // and then at every cycle start of each clock inside the window: UCLK for the
@@ -95,8 +115,10 @@ std::string gtkw_path_for(const std::string& vcd_file);
 class vcd_recorder : public sc_core::sc_module {
 public:
     // Throws std::invalid_argument for an empty window or file name,
-    // std::runtime_error when the dump cannot be written, std::logic_error
-    // when another recorder exists.
+    // vcd_no_signal (see no_match_is_error), std::runtime_error when
+    // the dump cannot be written or FST is asked for and vcd2fst is not
+    // installed, std::logic_error when another recorder exists. Nothing is
+    // left on disk when it throws.
     vcd_recorder(sc_core::sc_module_name name, uncore_system& sys, const vcd_options& opt);
     ~vcd_recorder() override;
 
@@ -108,6 +130,8 @@ public:
 
     // Pushes what was sampled so far to the file (the dump stays open).
     void flush();
+    // The VCD bytes written so far (for FST: of the VCD before conversion).
+    uint64_t vcd_bytes() const { return vcd_bytes_ ? vcd_bytes_ : file_ ? file_->bytes() : 0; }
     // Ends the dump and writes the .gtkw; later calls do nothing.
     void close();
 
@@ -118,6 +142,7 @@ private:
         unsigned width;
         std::function<uint64_t()> read;
         size_t domain;           // index into domains_
+        bool count;              // a number of things (decimal in GTKWave), not a register
         std::string id;          // VCD identifier
         uint64_t last = 0;
     };
@@ -130,10 +155,11 @@ private:
 
     size_t domain_of(uint64_t hz);
     void add(std::string name, std::string group, unsigned width, size_t dom, box_module* box,
-             std::function<uint64_t()> read);
+             std::function<uint64_t()> read, bool count = false);
     void add_box(const std::string& prefix, const std::string& group, box_module& b, size_t dom);
     void write_header();
     void write_gtkw(std::ostream& g, time_ps final_time);
+    void convert_to_fst();
     void run();
     void sample(bool initial, time_ps now);
     void finish();
@@ -145,6 +171,10 @@ private:
     std::vector<signal> signals_;
     std::vector<domain> domains_;
     std::unique_ptr<staged_output> file_;  // the dump, under a temporary name until close()
+    bool fst_ = false;                     // convert the dump to FST at close()
+    std::string vcd2fst_;                  // the converter's path
+    uint64_t vcd_bytes_ = 0;               // the dump's size once closed
+    bool told_large_ = false;
     std::ostream& out() { return file_->stream(); }
     std::string error_;  // why close() failed
     bool started_ = false, finished_ = false, closed_ = false;

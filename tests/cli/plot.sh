@@ -136,6 +136,38 @@ if (w, h) != (1000, 710) or len(d) < 5000:
 print('ok: PNG %dx%d, %d bytes' % (w, h, len(d)))
 PY
 
+# On "hardware": a fake machine tree (as pmon_stat_hw.sh makes it), wall-clock
+# intervals; the title names the host, the axis is time.
+root=$work/hw
+put() {  # FILE OFFSET VALUE BYTES, little-endian
+  local file=$1 off=$2 val=$3 n=$4 i bytes=""
+  for ((i = 0; i < n; i++)); do bytes+=$(printf '\\x%02x' $(((val >> (8 * i)) & 0xff))); done
+  printf "$bytes" | dd of="$file" bs=1 seek="$off" conv=notrunc status=none
+}
+for slot in "ff:13.1 0x0e34" "ff:08.2 0x0e32" "ff:08.6 0x0e86"; do
+  d=$root/sys/bus/pci/devices/0000:${slot% *}
+  mkdir -p "$d"
+  head -c 4096 /dev/zero > "$d/config"
+  put "$d/config" 0 0x8086 2
+  put "$d/config" 2 "${slot#* }" 2
+done
+mkdir -p "$root/proc" "$root/sys/devices/system/cpu"
+echo 0-1 > "$root/sys/devices/system/cpu/online"
+printf 'processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 62\n\n' > "$root/proc/cpuinfo"
+for c in 0 1; do
+  mkdir -p "$root/dev/cpu/$c" "$root/sys/devices/system/cpu/cpu$c/topology"
+  : > "$root/dev/cpu/$c/msr"
+  echo 0 > "$root/sys/devices/system/cpu/cpu$c/topology/physical_package_id"
+done
+"$stat" --target hw --hw-root "$root" -e qpi0/RxL_FLITS_G1.DRS_DATA --duration 0.3 -I 100 --plot "$work/hw.svg" \
+  > "$work/out" 2> "$work/err" || fail "hw run: $(cat "$work/err")"
+check_svg "$work/hw.svg" "$work/out" "events/s|qpi0/RxL_FLITS_G1.DRS_DATA|qpi0/RxL_FLITS_G1.DRS_DATA|-" || exit 1
+grep -q "pmon-stat on $(hostname)" "$work/hw.svg" || fail "the hw title does not name the host"
+grep -q 'Ivy Bridge-EP' "$work/hw.svg" || fail "the hw title does not name the CPU"
+grep -q '<text>time (ms)</text>' "$work/hw.svg" || fail "no wall-clock time axis"
+rm -rf "$root" "$work/hw.svg"
+echo "ok: the hardware target"
+
 # Errors, before anything is measured (nothing on stdout, no file).
 expect() {  # name, exit status, stderr fragment, command...
   local name=$1 code=$2 want=$3; shift 3

@@ -13,6 +13,8 @@
 # Usage: progress.sh PMONSIM PMON_STAT GEN_TRACE
 set -uo pipefail
 pmonsim=$1 stat=$2 gen=$3
+# (A program, so that the counters count: a run without one notes that on stderr.)
+program=$(cd "$(dirname "$0")/../../traces/mixed_workload" && pwd)/program.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -79,25 +81,25 @@ timed() {
 }
 
 # Forced into a pipe.
-timed "$work/out" "$work/err" "$pmonsim" --trace "$work/big.csv" --progress --report csv
+timed "$work/out" "$work/err" "$pmonsim" --program "$program" --trace "$work/big.csv" --progress --report csv
 [ "$rc" = 0 ] || fail "pmonsim --progress: exit $rc ($(tail -c 300 "$work/err"))"
 check_lines pmonsim "$work/err" "$secs" 2000000 "$size_mib MiB" || exit 1
 grep -q '^socket' "$work/out" || fail "pmonsim --progress: the report is missing"
 grep -q $'\r' "$work/out" && fail "pmonsim --progress: a status line went to standard output"
 
 # The same counts with and without the line.
-"$pmonsim" --trace "$work/big.csv" --no-progress --report csv > "$work/out2" 2> "$work/err2" || fail "--no-progress run"
+"$pmonsim" --program "$program" --trace "$work/big.csv" --no-progress --report csv > "$work/out2" 2> "$work/err2" || fail "--no-progress run"
 cmp -s "$work/out" "$work/out2" || fail "the report differs with --progress"
 [ -s "$work/err2" ] && fail "--no-progress printed: $(head -c 200 "$work/err2" | od -c | head -3)"
 echo "ok: --no-progress prints nothing, the report is the same"
 
 # No terminal, no option: nothing.
-"$pmonsim" --trace "$work/small.csv" --report none > /dev/null 2> "$work/err3" || fail "default run"
+"$pmonsim" --program "$program" --trace "$work/small.csv" --report none > /dev/null 2> "$work/err3" || fail "default run"
 [ -s "$work/err3" ] && fail "a pipe got a status line by default: $(head -c 200 "$work/err3" | od -c | head -3)"
 echo "ok: nothing in a pipe by default"
 
 # Both options: refused.
-"$pmonsim" --trace "$work/small.csv" --progress --no-progress > /dev/null 2> "$work/err4"
+"$pmonsim" --program "$program" --trace "$work/small.csv" --progress --no-progress > /dev/null 2> "$work/err4"
 rc=$?
 [ "$rc" = 2 ] || fail "--progress --no-progress: exit $rc"
 grep -q -- "--progress and --no-progress exclude each other" "$work/err4" || fail "both: $(cat "$work/err4")"
@@ -106,7 +108,7 @@ echo "ok: --progress with --no-progress is refused"
 # An error after status lines: the line is cleared, then the message.
 cp "$work/big.csv" "$work/bad.csv"
 echo "99999999999,0,0,rx,NOPE,0,,0" >> "$work/bad.csv"
-timed "$work/out" "$work/err" "$pmonsim" --trace "$work/bad.csv" --progress --report none
+timed "$work/out" "$work/err" "$pmonsim" --program "$program" --trace "$work/bad.csv" --progress --report none
 [ "$rc" = 2 ] || fail "bad trace: exit $rc"
 python3 - "$work/err" <<'PY' || exit 1
 import sys
@@ -124,12 +126,12 @@ PY
 
 # On a terminal (a pty): shown by default; not with CI set; not with --no-progress.
 if command -v script > /dev/null; then
-  TERM=xterm script -qec "\"$pmonsim\" --trace \"$work/big.csv\" --report none" /dev/null > "$work/tty" 2>&1 < /dev/null
+  TERM=xterm script -qec "\"$pmonsim\" --program \"$program\" --trace \"$work/big.csv\" --report none" /dev/null > "$work/tty" 2>&1 < /dev/null
   grep -q 'pmonsim: .*packets (.*/s), simulated' "$work/tty" || fail "no status line on a terminal: $(head -c 300 "$work/tty")"
   echo "ok: shown on a terminal by default"
-  CI=true TERM=xterm script -qec "\"$pmonsim\" --trace \"$work/small.csv\" --report none" /dev/null > "$work/tty" 2>&1 < /dev/null
+  CI=true TERM=xterm script -qec "\"$pmonsim\" --program \"$program\" --trace \"$work/small.csv\" --report none" /dev/null > "$work/tty" 2>&1 < /dev/null
   grep -q 'packets' "$work/tty" && fail "a status line under CI: $(head -c 300 "$work/tty")"
-  TERM=xterm script -qec "\"$pmonsim\" --trace \"$work/small.csv\" --report none --no-progress" /dev/null > "$work/tty" 2>&1 < /dev/null
+  TERM=xterm script -qec "\"$pmonsim\" --program \"$program\" --trace \"$work/small.csv\" --report none --no-progress" /dev/null > "$work/tty" 2>&1 < /dev/null
   grep -q 'packets' "$work/tty" && fail "a status line with --no-progress on a terminal"
   echo "ok: not under CI, not with --no-progress"
 else

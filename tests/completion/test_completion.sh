@@ -58,7 +58,7 @@ done
 exactly "$pmonsim --tr" --trace
 exactly "$pmonsim --vcd-" --vcd-signals --vcd-window
 exactly "$pmonsim " convert exec serve
-exactly "$pmonsim convert --f" --files --freeze-latency
+exactly "$pmonsim convert --q" --qpi-gts --qpi-ports
 exactly "$pmonsim exec --cl" --clock
 contains "$pmonsim serve --" --socket --exit-when-idle --trace
 contains "$stat -" -e --event -M --metric --list --target

@@ -276,7 +276,7 @@ TEST(Vcd, GtkwaveSaveFileHasOneGroupPerBox) {
               "@800200\n-socket0.r2pcie\n"
               "@28\nsocket0.r2pcie.frozen\n"
               "@22\nsocket0.r2pcie.box_ctl[31:0]\n"
-              "socket0.r2pcie.ctr0.value[43:0]\n"
+              "@24\nsocket0.r2pcie.ctr0.value[43:0]\n"
               "socket0.r2pcie.ctr0.inc[7:0]\n"
               "@28\nsocket0.r2pcie.ctr0.compare\n"
               "socket0.r2pcie.ctr0.en\n"

@@ -110,6 +110,7 @@ public:
         if (ok) put(*d, offset, size, value);
         return ok;
     }
+    void no_device_selected(const std::string& selection) override { log.push_back("no device " + selection); }
     std::vector<pci_device_info> pci_devices() override {
         std::vector<pci_device_info> out;
         for (const auto& d : devices) out.push_back(d.info);
@@ -617,6 +618,20 @@ TEST(ScriptSetpci, NoDevicesSelectedIsAWarning) {
     EXPECT_EQ(f.status, 0);
     EXPECT_EQ(f.out, "");
     EXPECT_EQ(f.err, "");
+}
+
+// The target hears of each group that selected nothing (the model makes it a
+// diagnostic), with the group's own filters; not with -f, which asks for quiet.
+TEST(ScriptSetpci, NoDevicesSelectedIsToldToTheTarget) {
+    fake_target t = two_sockets();
+    run(t, "setpci -s 3f:13.1 d8.L=1 -s 7f:13.1 d8.W -s 3f:8.2 -d 8086: d8.L\n");
+    std::vector<std::string> told;
+    for (const std::string& l : t.log)
+        if (l.rfind("no device ", 0) == 0) told.push_back(l);
+    EXPECT_EQ(told, (std::vector<std::string>{"no device -s 3f:13.1", "no device -s 3f:8.2 -d 8086:"}));
+    t.log.clear();
+    run(t, "setpci -f -s 3f:13.1 d8.L\n");
+    for (const std::string& l : t.log) EXPECT_NE(l.rfind("no device ", 0), 0u) << l;
 }
 
 TEST(ScriptSetpci, VerboseAndDemoMode) {
