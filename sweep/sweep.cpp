@@ -1,6 +1,8 @@
 // pmonsim sweep (sweep.h; docs/sweeps.md).
 #include "sweep.h"
 
+#include "version.h"  // testbench/: version_text()
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -66,20 +68,91 @@ const std::set<std::string> kCpus = {"snb-ep", "ivb-ep", "nhm-ep", "wsm-ep"};
 
 }  // namespace
 
+std::string command_text(const std::vector<std::string>& argv) {
+    std::string text;
+    for (const auto& a : argv) {
+        if (!text.empty()) text += ' ';
+        if (!a.empty() && a.find_first_of(" \t\n'\"\\") == std::string::npos) {
+            text += a;
+            continue;
+        }
+        text += '\'';
+        for (char c : a) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        text += '\'';
+    }
+    return text;
+}
+
 Manifest parse_manifest(const json& doc, const std::string& dir) {
     if (!doc.is_object()) throw ManifestError(std::string("expected a JSON object, got ") + doc.type_name());
     static const std::set<std::string> known = {"traces", "scripts", "cpus", "options", "expected", "scripts_as", "commands"};
     for (auto it = doc.begin(); it != doc.end(); ++it)
         if (!known.count(it.key()))
             throw ManifestError("unknown key '" + it.key() +
-                                "' (known: traces, scripts, cpus, options, expected, scripts_as)");
-    if (doc.contains("commands"))
-        throw ManifestError("key 'commands': not supported yet (runs under pmonsim exec)");
+                                "' (known: traces, scripts, commands, cpus, options, expected, scripts_as)");
     Manifest m;
     m.dir = dir;
     m.traces = string_list(doc, "traces", true);
-    m.scripts = string_list(doc, "scripts", true);
+    if (!doc.contains("scripts") && !doc.contains("commands"))
+        throw ManifestError("missing key 'scripts' or 'commands' (a list of scripts or of command lines)");
+    m.scripts = string_list(doc, "scripts", false);
     m.cpus = string_list(doc, "cpus", true);
+    std::vector<std::string> command_texts;
+    std::vector<std::vector<std::string>> command_argvs;  // resolved
+    if (doc.contains("commands")) {
+        const json& list = doc.at("commands");
+        if (!list.is_array())
+            throw ManifestError(std::string("key 'commands': expected a list, got ") + list.type_name());
+        if (list.empty()) throw ManifestError("key 'commands': the list is empty");
+        std::set<std::string> seen;
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& e = list[i];
+            std::string where = "key 'commands', entry " + std::to_string(i);
+            std::vector<std::string> argv;
+            if (e.is_string()) {
+                std::istringstream words(e.get<std::string>());
+                for (std::string w; words >> w;) argv.push_back(w);
+            } else if (e.is_array()) {
+                for (const auto& a : e) {
+                    if (!a.is_string())
+                        throw ManifestError(where + ": expected a string or a list of strings, got " + dump(e));
+                    argv.push_back(a.get<std::string>());
+                }
+                if (!argv.empty() && argv[0].empty()) throw ManifestError(where + ": empty command name");
+            } else {
+                throw ManifestError(where + ": expected a string or a list of strings, got " + dump(e));
+            }
+            if (argv.empty()) throw ManifestError(where + ": empty command line");
+            std::string text = command_text(argv);
+            where += " (\"" + text + "\")";
+            if (!seen.insert(text).second) throw ManifestError(where + ": listed twice");
+            // Relative paths naming a file in the manifest's folder are resolved
+            // against it; a command name that does not is looked up in PATH.
+            std::vector<std::string> resolved = argv;
+            for (auto& a : resolved) {
+                if (a.empty() || a[0] == '/' || a[0] == '-') continue;
+                std::string p = resolve(dir, a);
+                struct stat st;
+                if (p != a && ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) a = p;
+            }
+            const std::string& exe = resolved[0];
+            if (exe.find('/') != std::string::npos) {
+                if (::access(exe.c_str(), X_OK) != 0)
+                    throw ManifestError(where + ": cannot run " + exe + ": " + std::strerror(errno));
+            } else {
+                bool found = false;
+                const char* path = std::getenv("PATH");
+                std::istringstream dirs(path ? path : "/usr/bin:/bin");
+                for (std::string d; !found && std::getline(dirs, d, ':');)
+                    found = ::access(((d.empty() ? "." : d) + "/" + exe).c_str(), X_OK) == 0;
+                if (!found)
+                    throw ManifestError(where + ": " + exe + " is neither a file in " + dir + " nor a command in PATH");
+            }
+            m.commands.push_back(argv);
+            command_texts.push_back(text);
+            command_argvs.push_back(resolved);
+        }
+    }
     for (size_t i = 0; i < m.cpus.size(); ++i)
         if (!kCpus.count(m.cpus[i]))
             throw ManifestError("key 'cpus', entry " + std::to_string(i) + " (\"" + m.cpus[i] +
@@ -98,7 +171,8 @@ Manifest parse_manifest(const json& doc, const std::string& dir) {
         if (!o.is_object())
             throw ManifestError(std::string("key 'options': expected an object, got ") + o.type_name());
         static const std::set<std::string> forbidden = {"cpu", "trace", "script", "program", "report",
-                                                        "report-file", "config", "vcd", "help", "version"};
+                                                        "report-file", "config", "vcd", "help", "version",
+                                                        "connect"};
         for (auto it = o.begin(); it != o.end(); ++it) {
             std::string where = "key 'options', entry '" + it.key() + "'";
             if (forbidden.count(it.key()))
@@ -129,7 +203,7 @@ Manifest parse_manifest(const json& doc, const std::string& dir) {
         m.expected = resolve(dir, e.get<std::string>());
     }
     for (const auto& cpu : m.cpus)
-        for (size_t t = 0; t < m.traces.size(); ++t)
+        for (size_t t = 0; t < m.traces.size(); ++t) {
             for (size_t s = 0; s < m.scripts.size(); ++s) {
                 Run r;
                 r.cpu = cpu;
@@ -140,6 +214,17 @@ Manifest parse_manifest(const json& doc, const std::string& dir) {
                 r.script_path = resolve(dir, r.script);
                 m.runs.push_back(r);
             }
+            for (size_t c = 0; c < command_texts.size(); ++c) {
+                Run r;
+                r.cpu = cpu;
+                r.trace = m.traces[t];
+                r.command = command_texts[c];
+                r.id = cpu + "|" + r.trace + "|-- " + r.command;
+                r.trace_path = resolve(dir, r.trace);
+                r.argv = command_argvs[c];
+                m.runs.push_back(r);
+            }
+        }
     std::sort(m.runs.begin(), m.runs.end(), [](const Run& a, const Run& b) { return a.id < b.id; });
     return m;
 }
@@ -174,6 +259,8 @@ std::string classify(const json& r) {
     int s = st.get<int>();
     if (s == 0) return r.value("error", json()).is_null() ? "passed" : "error";
     if (s == 3 || s == 4) return "failed";
+    // A command run: the command's own exit status, the model having run (its report read).
+    if (r.contains("command") && r.value("model_time_ps", json()).is_number()) return "failed";
     return "error";
 }
 
@@ -306,12 +393,21 @@ std::string self_exe() {
 }
 
 pid_t launch(const std::string& exe, const Manifest& m, Job& job) {
-    std::vector<std::string> args = {exe,        "--cpu",    job.run.cpu, "--trace",       job.run.trace_path,
-                                     "--" + m.scripts_as, job.run.script_path,     "--report",      "json",
-                                     "--report-file", job.rep,            "--no-progress"};
+    std::vector<std::string> args;
+    if (job.run.command.empty())
+        args = {exe,           "--cpu", job.run.cpu,     "--trace",       job.run.trace_path,
+                "--" + m.scripts_as,    job.run.script_path, "--report", "json",
+                "--report-file", job.rep, "--no-progress"};
+    else  // pmonsim exec --cpu C --trace T --report json --report-file R [options] -- ARGV...
+        args = {exe, "exec", "--cpu", job.run.cpu, "--trace", job.run.trace_path,
+                "--report", "json", "--report-file", job.rep};
     for (const auto& [k, v] : m.options) {
         args.push_back("--" + k);
         if (!v.empty()) args.push_back(v);
+    }
+    if (!job.run.command.empty()) {
+        args.push_back("--");
+        args.insert(args.end(), job.run.argv.begin(), job.run.argv.end());
     }
     job.start = std::chrono::steady_clock::now();
     pid_t pid = ::fork();
@@ -337,7 +433,8 @@ json finish(const Job& job, int status) {
     r["id"] = job.run.id;
     r["cpu"] = job.run.cpu;
     r["trace"] = job.run.trace;
-    r["script"] = job.run.script;
+    if (job.run.command.empty()) r["script"] = job.run.script;
+    else r["command"] = job.run.command;
     r["exit_status"] = WIFEXITED(status) ? json(WEXITSTATUS(status)) : json();
     r["signal"] = WIFSIGNALED(status) ? json(WTERMSIG(status)) : json();
     r["output"] = read_file(job.out);
@@ -470,8 +567,9 @@ int usage_error(const std::string& msg) {
 const char* kHelp =
     "Usage: pmonsim sweep MANIFEST [--out FILE] [--shard I/N] [--jobs J] [--resume]\n"
     "       pmonsim sweep --merge FILE... --out FILE [--manifest MANIFEST] [--expected GOLDEN] [--junit FILE]\n"
-    "Runs the cross product of a manifest's traces, scripts and cpus, each run a pmonsim\n"
-    "process of its own, and writes one JSON line per run (docs/sweeps.md).\n"
+    "Runs the cross product of a manifest's traces, cpus and scripts (or commands, each\n"
+    "run under pmonsim exec), each run a pmonsim process of its own, and writes one JSON\n"
+    "line per run (docs/sweeps.md).\n"
     "  --out FILE        results (JSON lines), replaced atomically (default: stdout)\n"
     "  --shard I/N       only the runs at positions p (sorted by id) with p % N == I\n"
     "  --jobs J          J runs at once (default 1)\n"
@@ -480,6 +578,7 @@ const char* kHelp =
     "  --manifest M      (with --merge) the runs to expect, and its golden file\n"
     "  --expected G      compare with golden results G (an earlier sweep's --out)\n"
     "  --junit FILE      JUnit XML, one test case per run\n"
+    "  --version         print the version and exit\n"
     "Exit status: 0 every run passed, 2 bad manifest or usage, 3 some run failed, had an\n"
     "error, is missing or differs from the golden results, 1 internal error.\n";
 
@@ -534,6 +633,9 @@ int sweep_main(int argc, char** argv) {
         };
         if (a == "-h" || a == "--help") {
             std::cout << kHelp;
+            return 0;
+        } else if (a == "--version") {
+            std::cout << pmonsim::version_text("pmonsim sweep");
             return 0;
         } else if (a == "--out") {
             if (!value(out)) return usage_error("--out needs a FILE");
@@ -600,8 +702,9 @@ int sweep_main(int argc, char** argv) {
                     if (!by_id.count(run.id)) {
                         std::cerr << "pmonsim sweep: missing run " << run.id << "\n";
                         by_id[run.id] = json{{"id", run.id}, {"cpu", run.cpu}, {"trace", run.trace},
-                                             {"script", run.script}, {"missing", true},
-                                             {"error", "no result: its shard did not finish"}};
+                                             {"missing", true}, {"error", "no result: its shard did not finish"}};
+                        if (run.command.empty()) by_id[run.id]["script"] = run.script;
+                        else by_id[run.id]["command"] = run.command;
                     }
             }
             std::vector<json> results;

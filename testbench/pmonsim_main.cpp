@@ -54,6 +54,7 @@ const char* kExample =
     "  pmonsim convert qpi.csv qpi.bin      (text <-> binary trace; see pmonsim convert --help)\n"
     "  pmonsim exec --sockets 2 --trace qpi.csv -- pcm 1 -i=1   (real tools on the model; see pmonsim exec --help)\n"
     "  pmonsim serve --socket /run/pmonsim.sock                 (a long-running model for many clients)\n"
+    "  pmonsim sweep runs.json --jobs 2 --out results.jsonl     (many runs from a manifest; see pmonsim sweep --help)\n"
     "Exit status: 0 success, 1 internal error, 2 bad input (or no arguments), 3 diagnostics\n"
     "(or a run that counted nothing) with --strict, 4 a script command failed (as with sh -e).\n";
 
@@ -66,7 +67,7 @@ const char* kNoArguments =
     "  --script FILE   a register-access script instead (wrmsr, rdmsr, setpci, sleep, echo)\n"
     "  --cycles N      how many UCLK cycles to run without a script\n"
     "e.g. pmonsim --trace traces/drs_data_transfer/packets.csv --program traces/drs_data_transfer/program.sh\n"
-    "Subcommands: pmonsim convert, pmonsim exec, pmonsim serve (each with --help).\n";
+    "Subcommands: pmonsim convert, pmonsim exec, pmonsim serve, pmonsim sweep (each with --help).\n";
 
 // Reads the whole file (or "-") into a script; parse errors are bad input.
 driver::script load_script(const std::string& file, bool only_writes) {

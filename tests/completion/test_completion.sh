@@ -57,7 +57,7 @@ done
 # Options and subcommands.
 exactly "$pmonsim --tr" --trace
 exactly "$pmonsim --vcd-" --vcd-signals --vcd-window
-exactly "$pmonsim " convert exec serve
+exactly "$pmonsim " convert exec serve sweep
 exactly "$pmonsim convert --q" --qpi-gts --qpi-ports
 exactly "$pmonsim exec --cl" --clock
 contains "$pmonsim serve --" --socket --exit-when-idle --trace

@@ -26,6 +26,9 @@ for p in 0 1 2 3; do
   timeout 120 "$pmonsim" exec --connect "$sock" -- "$prog" $(( 4 * p )) 4 3000 > "$work/out.$p" 2> "$work/err.$p" &
   pids+=($!)
 done
+# (Started, then 0.3 s into its run: five programs starting at once take a
+# while on two cores, longer in the sanitizer build.)
+for _ in $(seq 200); do pgrep -f -x "$prog 16 4 100000000" > /dev/null && break; sleep 0.05; done
 sleep 0.3
 pkill -9 -f -x "$prog 16 4 100000000" || fail "the victim was not running"
 wait "$victim" 2>/dev/null

@@ -8,6 +8,7 @@ pmonsim=$1 src=$2 case=$3
 manifest=$src/tests/sweep/manifest.json
 tmp=$(mktemp -d /tmp/pmonsim-sweep-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp  # the work folder a killed sweep leaves goes with the rest
 fail() { echo "FAIL: $*" >&2; exit 1; }
 strip() { sed -E 's/,"wall_s":[^,}]*//' "$1"; }
 field() {  # field FILE ID KEY: the JSON value of KEY in the line of run ID
@@ -181,6 +182,54 @@ SH
   grep -q "^passed  *2$" "$tmp/sum" && grep -q "^failed  *2$" "$tmp/sum" && grep -q "^errors  *2$" "$tmp/sum" || fail "summary: $(cat "$tmp/sum")"
   if command -v xmllint >/dev/null; then xmllint --noout "$tmp/f.xml" || fail "junit"; fi
   grep -q 'tests="6" failures="2" errors="2"' "$tmp/f.xml" || fail "junit counts"
+  echo "PASS"
+  ;;
+commands)
+  # Commands run under `pmonsim exec`: msr-tools program the UBox of the model
+  # (tests/sweep/ubox_counter.sh), beside a script of the same trace.
+  for tool in rdmsr wrmsr; do command -v $tool >/dev/null || fail "$tool not found (Debian package msr-tools)"; done
+  cm=$src/tests/sweep/commands.json
+  tr=../../traces/ubox_lock_msg/events.csv
+  "$pmonsim" sweep "$cm" --out "$tmp/c.jsonl" --junit "$tmp/c.xml" 2>"$tmp/sum"
+  [ $? = 3 ] || fail "exit status, expected 3 (snb-ep has no UBox MSRs): $(cat "$tmp/sum")"
+  [ "$(wc -l <"$tmp/c.jsonl")" = 6 ] || fail "$(wc -l <"$tmp/c.jsonl") runs, expected 1 trace x 2 cpus x (1 script + 2 commands)"
+  ub="ivb-ep|$tr|-- sh ubox_counter.sh"
+  # 10 us at UCLK 2 GHz: 20 000 = 0x4e20 cycles; 75 MSIs/IPIs in the trace by then.
+  [ "$(field "$tmp/c.jsonl" "$ub" output)" = '"4e20\n75\n"' ] || fail "command output: $(field "$tmp/c.jsonl" "$ub" output)"
+  [ "$(field "$tmp/c.jsonl" "$ub" counts)" = '{"s0.ubox.0": 75, "s0.ubox_fixed.0": 20000}' ] ||
+    fail "command counts: $(field "$tmp/c.jsonl" "$ub" counts)"
+  [ "$(field "$tmp/c.jsonl" "$ub" model_time_ps)" = 10000000 ] || fail "command model time"
+  [ "$(field "$tmp/c.jsonl" "$ub" exit_status)" = 0 ] && [ "$(field "$tmp/c.jsonl" "$ub" error)" = null ] || fail "command status"
+  [ "$(field "$tmp/c.jsonl" "$ub" command)" = '"sh ubox_counter.sh"' ] || fail "command text"
+  # The string form, split on whitespace: the fixed counter never enabled reads 0.
+  rd="ivb-ep|$tr|-- rdmsr -p 0 -x 0xc09"
+  [ "$(field "$tmp/c.jsonl" "$rd" output)" = '"0\n"' ] && [ "$(field "$tmp/c.jsonl" "$rd" counts)" = '{}' ] ||
+    fail "rdmsr run: $(grep -F "$rd" "$tmp/c.jsonl")"
+  # snb-ep has no UBox global control: wrmsr fails (status 4), the model diagnoses it.
+  sn="snb-ep|$tr|-- sh ubox_counter.sh"
+  [ "$(field "$tmp/c.jsonl" "$sn" exit_status)" = 4 ] || fail "snb-ep command status"
+  field "$tmp/c.jsonl" "$sn" diagnostics | grep -q '"register": "MSR 0xc00"' || fail "snb-ep diagnostics"
+  field "$tmp/c.jsonl" "$sn" error | grep -q "wrmsr: CPU 0 cannot set MSR 0x00000c00" || fail "snb-ep error"
+  # The script of the same trace, as before.
+  [ "$(field "$tmp/c.jsonl" "ivb-ep|$tr|../../traces/ubox_lock_msg/program.sh" counts)" = \
+    '{"s0.ubox.0": 75, "s0.ubox.1": 10, "s0.ubox_fixed.0": 9530}' ] || fail "script run"
+  grep -q "^passed  *4$" "$tmp/sum" && grep -q "^failed  *2$" "$tmp/sum" && grep -q "^errors  *0$" "$tmp/sum" ||
+    fail "summary: $(cat "$tmp/sum")"
+  grep -q 'tests="6" failures="2" errors="0"' "$tmp/c.xml" || fail "junit counts"
+  # Sharded and merged equals one go.
+  for i in 0 1; do "$pmonsim" sweep "$cm" --shard $i/2 --jobs 2 --out "$tmp/c$i.jsonl" 2>/dev/null; done
+  "$pmonsim" sweep --merge "$tmp/c0.jsonl" "$tmp/c1.jsonl" --manifest "$cm" --out "$tmp/cm.jsonl" >/dev/null 2>&1
+  diff <(strip "$tmp/c.jsonl") <(strip "$tmp/cm.jsonl") >/dev/null || fail "2 shards merged != unsharded"
+  # Bad commands are manifest errors naming the entry.
+  t=$src/traces/ubox_lock_msg
+  for bad in '["no-such-tool-here 1"]:entry 0 ("no-such-tool-here 1"): no-such-tool-here is neither' \
+             '["rdmsr 0xc09", ["rdmsr", "0xc09"]]:entry 1 ("rdmsr 0xc09"): listed twice' \
+             '[["rdmsr", 7]]:entry 0: expected a string or a list of strings' \
+             '["  "]:entry 0: empty command line' '[]:the list is empty'; do
+    printf '{"traces": ["%s/events.csv"], "cpus": ["ivb-ep"], "commands": %s}' "$t" "${bad%%:*}" >"$tmp/bad.json"
+    "$pmonsim" sweep "$tmp/bad.json" --out "$tmp/x" 2>"$tmp/err"; rc=$?
+    [ $rc = 2 ] && grep -qF -- "key 'commands'" "$tmp/err" && grep -qF -- "${bad#*:}" "$tmp/err" || fail "$bad: $rc $(cat "$tmp/err")"
+  done
   echo "PASS"
   ;;
 *) fail "unknown case $case" ;;
