@@ -104,6 +104,9 @@ echo "unpacked tools OK: replay equals the golden report, pmon-stat counts 800 a
 awk '$0 == "## A complete program" { s = 1; next } s && /^## / { exit }
      s && !i && $0 == "```cpp" { i = 1; next } i && /^```/ { exit } i { print }' \
   "$root/usr/share/doc/pmonsim/docs/driver.md" > "$work/main.cpp"
+# (In a PMONSIM_SANITIZE build the program is instrumented and the interposer,
+# preloaded ahead of libasan, is not: ASan must not insist on coming first.)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 pc_dir=$(dirname "$(grep -E 'pkgconfig/pmonsim\.pc$' "$work/dev.list")")
 PKG_CONFIG_PATH=$root/$pc_dir g++ "$work/main.cpp" \
   $(PKG_CONFIG_PATH=$root/$pc_dir pkg-config --cflags --libs pmonsim) -o "$work/pmon_example"
