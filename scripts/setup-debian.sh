@@ -12,7 +12,7 @@
 #                                runs this when something is missing)
 set -euo pipefail
 base=(build-essential cmake pkg-config libsystemc-dev libboost-program-options-dev
-      libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libpfm4-dev zlib1g-dev libcapstone-dev clang
+      libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libpfm4-dev zlib1g-dev libzstd-dev zstd libcapstone-dev clang
       python3 pcm likwid msr-tools pciutils linux-perf papi-tools
       help2man dpkg-dev file lintian)
 base+=(gnuplot-nox)  # pmon-stat --plot draws with gnuplot

@@ -405,6 +405,7 @@ int convert_main(int argc, char** argv) {
     uncore_config cfg;
     std::string cpu = describe(default_cpu).name;
     std::vector<std::string> files;
+    unsigned binary_version = 3;
     // Only what the checks use (trace_context_of: CPU, sockets, ports, the
     // two clocks); the files are positional (hidden from --help).
     po::options_description opts("pmonsim convert options");
@@ -416,7 +417,9 @@ int convert_main(int argc, char** argv) {
         ("qpi-ports", po::value(&cfg.qpi_ports)->default_value(cfg.qpi_ports), "QPI ports per socket")
         ("uclk-mhz", po::value(&cfg.uclk_mhz)->default_value(cfg.uclk_mhz),
          "UCLK frequency in MHz (times given in cycles)")
-        ("qpi-gts", po::value(&cfg.qpi_gts)->default_value(cfg.qpi_gts), "QPI rate in GT/s (QCLK = GT/s / 8)");
+        ("qpi-gts", po::value(&cfg.qpi_gts)->default_value(cfg.qpi_gts), "QPI rate in GT/s (QCLK = GT/s / 8)")
+        ("binary-version", po::value(&binary_version)->default_value(binary_version),
+         "binary packet traces: 3 (compact records, bursts as one) or 1 (fixed 24-byte records)");
     po::options_description hidden;
     hidden.add_options()("files", po::value(&files), "IN OUT");
     po::options_description all;
@@ -435,15 +438,21 @@ int convert_main(int argc, char** argv) {
             std::cout << "Usage: pmonsim convert [options] IN OUT\n"
                          "Writes the trace IN in the format OUT's name gives: .csv or .txt text, .bin binary\n"
                          "(text to text normalizes, binary to binary checks and rewrites); any other name, or -,\n"
-                         "gets text from binary and binary from text. Every record is checked. gzip input is read\n"
-                         "as is; a .gz OUT is refused. - is stdin/stdout. The binary format is in\n"
-                         "docs/trace-binary-format.md.\n\n" << opts;
+                         "gets text from binary and binary from text. OUT.zst is compressed with zstd, in the\n"
+                         "format its name without .zst gives. Every record is checked. gzip and zstd input is\n"
+                         "read as is; a .gz OUT is refused. - is stdin/stdout. Binary packet traces are written\n"
+                         "in compact records (version 3), a burst of equal packets at a constant spacing as one\n"
+                         "record. The binary format is in docs/trace-binary-format.md.\n\n" << opts;
             return kExitOk;
         }
         if (files.size() != 2) throw bad_input("convert needs IN and OUT (see pmonsim convert --help)");
+        if (binary_version != 1 && binary_version != 3)
+            throw bad_input("--binary-version " + std::to_string(binary_version) +
+                            ": convert writes version 3 (compact) or 1 (fixed records)");
         cfg.cpu = parse_cpu_option(cpu);
         cfg.validate();
-        trace::convert_trace(files[0], files[1], trace_context_of(cfg));
+        trace::convert_trace(files[0], files[1], trace_context_of(cfg),
+                             binary_version == 1 ? trace::packet_layout::fixed : trace::packet_layout::compact);
         return kExitOk;
     } catch (const trace::trace_error& e) {
         std::cerr << "pmonsim: " << e.what() << "\n";

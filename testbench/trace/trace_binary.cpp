@@ -1,6 +1,7 @@
 // The binary trace format: writer and decoder (trace_binary.h,
 // docs/trace-binary-format.md).
 #include "trace/trace_binary.h"
+#include "trace/trace_binary_compact.h"
 #include "trace/trace_boxes.h"
 
 #include <array>
@@ -58,14 +59,71 @@ constexpr std::size_t time = 0, repeat = 8, count = 16, socket = 18, box = 19, c
 
 constexpr std::size_t block_bytes = binary_trace_decoder::block_records * bf::record_size;
 
+// A packet record's fields as the binary records hold them (flits resolved:
+// 0 is the class's size), and back.
+compact::fields fields_of(const packet_record& r) {
+    const qpi_packet& q = r.packet;
+    compact::fields f;
+    f.socket = r.socket;
+    f.port = r.port;
+    f.dir = r.dir == qpi_dir::tx ? 1 : 0;
+    f.mc = q.mc;
+    f.opc = q.opc;
+    f.vn = q.vn;
+    f.rnid = q.rnid;
+    f.dnid = q.dnid;
+    f.rds = q.rds;
+    f.ring = q.ring_ad ? 1 : 0;
+    f.flits = q.flits ? q.flits : static_cast<uint16_t>(shape_of(q).flits);
+    return f;
+}
+void put_record(const compact::fields& f, packet_record& r) {
+    r.addr = no_addr;
+    r.socket = f.socket;
+    r.port = f.port;
+    r.dir = f.dir ? qpi_dir::tx : qpi_dir::rx;
+    qpi_packet& p = r.packet;
+    p.mc = f.mc;
+    p.opc = f.opc;
+    p.vn = f.vn;
+    p.rnid = f.rnid;
+    p.dnid = f.dnid;
+    p.rds = f.rds;
+    p.ring_ad = f.ring == 1;
+    p.flits = f.flits;
+}
+// The fields of a version 1 packet record (bytes 8-19; the time is the caller's).
+void put_fixed(unsigned char* p, const compact::fields& f) {
+    st16(p + pk::flits, f.flits);
+    p[pk::socket] = f.socket;
+    p[pk::port] = f.port;
+    p[pk::dir] = f.dir;
+    p[pk::mc] = f.mc;
+    p[pk::opc] = f.opc;
+    p[pk::vn] = f.vn;
+    p[pk::rnid] = f.rnid;
+    p[pk::dnid] = f.dnid;
+    p[pk::rds] = f.rds;
+    p[pk::ring] = f.ring;
+}
+
 
 }  // namespace
 
 // ---------------------------------------------------------------------------
 // Writer
 
+struct binary_trace_writer::compact_state {
+    compact::burst_finder finder;
+    std::string bytes;  // encoded records not yet handed to the stream
+    uint64_t prev_time = 0;
+    uint8_t prev_socket = 0;
+    bool any = false;
+    uint64_t last_time = 0;
+};
+
 binary_trace_writer::binary_trace_writer(std::ostream& out, trace_kind kind, time_unit unit,
-                                         const trace_context& ctx)
+                                         const trace_context& ctx, packet_layout layout)
     : out_(out),
       kind_(kind),
       unit_(unit),
@@ -76,8 +134,18 @@ binary_trace_writer::binary_trace_writer(std::ostream& out, trace_kind kind, tim
     std::memcpy(h, bf::magic, bf::magic_size);
     h[7] = bf::version;
     h[8] = kind == trace_kind::packets ? bf::kind_packets : bf::kind_events;
+    st16(h + 12, bf::record_size);
     if (kind == trace_kind::packets) switch (describe(cpu_).packets) {
-            case packet_route::qpi_link: break;
+            case packet_route::qpi_link:
+                switch (layout) {
+                    case packet_layout::fixed: break;
+                    case packet_layout::compact:
+                        h[7] = bf::version_compact;
+                        st16(h + 12, bf::record_size_compact);
+                        compact_ = std::make_unique<compact_state>();
+                        break;
+                }
+                break;
             case packet_route::home_logic:
                 h[7] = bf::version_requests;
                 h[8] = bf::kind_requests;
@@ -85,7 +153,6 @@ binary_trace_writer::binary_trace_writer(std::ostream& out, trace_kind kind, tim
         }
     h[9] = unit == time_unit::ps ? bf::unit_ps : bf::unit_cycles;
     st16(h + 10, bf::header_size);
-    st16(h + 12, bf::record_size);
     used_ = bf::header_size;
 }
 
@@ -103,9 +170,60 @@ unsigned char* binary_trace_writer::slot() {
     return p;
 }
 
+void binary_trace_writer::write_compact(const packet_record& r) {
+    compact_state& c = *compact_;
+    const qpi_packet& q = r.packet;
+    const auto fits = [](const char* name, unsigned v, unsigned max) {
+        if (v > max)
+            throw std::invalid_argument(std::string("binary_trace_writer: ") + name + " " + std::to_string(v) +
+                                        " does not fit a compact packet record (at most " + std::to_string(max) + ")");
+    };
+    fits("port", r.port, 3);
+    fits("mc", q.mc, 15);
+    fits("opc", q.opc, 15);
+    fits("vn", q.vn, 3);
+    fits("rnid", q.rnid, 31);
+    fits("dnid", q.dnid, 31);
+    fits("rds", q.rds, 15);
+    compact::record rec;
+    rec.time = unit_ == time_unit::ps ? r.time : r.cycle;
+    if (c.any && rec.time < c.last_time)
+        throw std::invalid_argument("binary_trace_writer: a packet before the previous one (compact records are in time order)");
+    c.any = true;
+    c.last_time = rec.time;
+    rec.f = fields_of(r);
+    qpi_packet by_class = q;
+    by_class.flits = 0;
+    rec.default_flits = rec.f.flits == shape_of(by_class).flits;
+    c.finder.add(rec);
+    ++records_;
+    drain_compact();
+}
+
+// Encodes the records the finder let go, and hands them to the stream in
+// blocks of about 64 KiB.
+void binary_trace_writer::drain_compact() {
+    compact_state& c = *compact_;
+    for (const compact::record& rec : c.finder.ready()) {
+        compact::encode(rec, c.prev_time, c.prev_socket, c.bytes);
+        c.prev_time = rec.time;
+        c.prev_socket = rec.f.socket;
+        ++file_records_;
+    }
+    c.finder.ready().clear();
+    if (c.bytes.size() < block_bytes) return;
+    if (used_) {  // the header
+        out_.write(reinterpret_cast<const char*>(buf_.get()), static_cast<std::streamsize>(used_));
+        used_ = 0;
+    }
+    out_.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
+    c.bytes.clear();
+}
+
 void binary_trace_writer::write(const packet_record& r) {
     if (kind_ != trace_kind::packets)
         throw std::logic_error("binary_trace_writer: a packet record in an event trace");
+    if (compact_) return write_compact(r);
     unsigned char* p = slot();
     const qpi_packet& q = r.packet;
     switch (describe(cpu_).packets) {
@@ -119,22 +237,14 @@ void binary_trace_writer::write(const packet_record& r) {
             p[rq::opc] = q.opc;
             used_ += bf::record_size;
             ++records_;
+            ++file_records_;
             return;
     }
     st64(p + pk::time, unit_ == time_unit::ps ? r.time : r.cycle);
-    st16(p + pk::flits, q.flits ? q.flits : static_cast<uint16_t>(shape_of(q).flits));
-    p[pk::socket] = static_cast<unsigned char>(r.socket);
-    p[pk::port] = static_cast<unsigned char>(r.port);
-    p[pk::dir] = r.dir == qpi_dir::tx ? 1 : 0;
-    p[pk::mc] = q.mc;
-    p[pk::opc] = q.opc;
-    p[pk::vn] = q.vn;
-    p[pk::rnid] = q.rnid;
-    p[pk::dnid] = q.dnid;
-    p[pk::rds] = q.rds;
-    p[pk::ring] = q.ring_ad ? 1 : 0;
+    put_fixed(p, fields_of(r));
     used_ += bf::record_size;
     ++records_;
+    ++file_records_;
 }
 
 void binary_trace_writer::write(const event_record& r) {
@@ -164,6 +274,7 @@ void binary_trace_writer::write(const event_record& r) {
     p[ev::sub] = bit < 0 ? bf::no_sub_event : static_cast<unsigned char>(bit);
     used_ += bf::record_size;
     ++records_;
+    ++file_records_;
 }
 
 void binary_trace_writer::write(const trace_record& r) {
@@ -171,10 +282,18 @@ void binary_trace_writer::write(const trace_record& r) {
 }
 
 void binary_trace_writer::flush() {
+    if (compact_) {
+        compact_->finder.finish();
+        drain_compact();
+    }
     if (used_) {
         out_.write(reinterpret_cast<const char*>(buf_.get()),
                    static_cast<std::streamsize>(used_));
         used_ = 0;
+    }
+    if (compact_ && !compact_->bytes.empty()) {
+        out_.write(compact_->bytes.data(), static_cast<std::streamsize>(compact_->bytes.size()));
+        compact_->bytes.clear();
     }
     out_.flush();
     if (!out_) throw std::runtime_error("binary_trace_writer: the output stream failed");
@@ -206,6 +325,7 @@ struct alignas(64) binary_trace_decoder::impl {
     trace_clock uclk, qclk;
     trace_kind kind = trace_kind::packets;
     bool requests = false;  // kind 3: packet records are requests at the home logic
+    bool compact = false;   // version 3: compact packet records (trace_binary_compact.h)
     time_unit unit = time_unit::ps;
     std::array<box_table, box_kind_count> tables{};  // by box kind (cat null: none)
     std::array<bool, trace_box_count> box_on{};      // by box byte
@@ -288,9 +408,13 @@ struct alignas(64) binary_trace_decoder::impl {
                 got += (h[i] >= 0x20 && h[i] < 0x7f) ? static_cast<char>(h[i]) : '.';
             fail_header("the magic is '" + got + "', not '" + bf::magic + "'");
         }
-        if (h[7] != bf::version && h[7] != bf::version_requests)
+        if (h[7] != bf::version && h[7] != bf::version_requests && h[7] != bf::version_compact)
             fail_header("version " + num(h[7]) + " is not supported (this reader reads versions " +
-                        num(bf::version) + " and " + num(bf::version_requests) + ")");
+                        num(bf::version) + ", " + num(bf::version_requests) + " and " +
+                        num(bf::version_compact) + ")");
+        compact = h[7] == bf::version_compact;
+        if (compact && h[8] != bf::kind_packets)
+            fail_header("version 3 holds QPI link packets (kind 1) only, not kind " + num(h[8]));
         if (h[8] == bf::kind_packets) kind = trace_kind::packets;
         else if (h[8] == bf::kind_events) kind = trace_kind::events;
         else if (h[8] == bf::kind_requests && h[7] >= bf::version_requests) {
@@ -317,7 +441,9 @@ struct alignas(64) binary_trace_decoder::impl {
         else fail_header("time unit " + num(h[9]) + " is neither 0 (ps) nor 1 (cycles)");
         if (ld16(h + 10) != bf::header_size)
             fail_header("header size " + num(ld16(h + 10)) + " is not " + num(bf::header_size));
-        if (ld16(h + 12) != bf::record_size)
+        if (compact && ld16(h + 12) != bf::record_size_compact)
+            fail_header("record size " + num(ld16(h + 12)) + " is not 0 (version 3 records have no fixed size)");
+        if (!compact && ld16(h + 12) != bf::record_size)
             fail_header("record size " + num(ld16(h + 12)) + " is not " + num(bf::record_size) +
                         " (the size of a version " + num(h[7]) + " " +
                         (requests ? "request" : kind == trace_kind::packets ? "packet" : "event") + " record)");
@@ -514,8 +640,141 @@ struct alignas(64) binary_trace_decoder::impl {
         return t;
     }
 
+    // --- Version 3: compact records, bursts merged in time order
+
+    compact::record item;         // the file's next record, read ahead
+    uint64_t item_number = 0;     // its record number
+    bool have_item = false, items_done = false;
+    uint64_t file_time = 0;       // the time and socket of the record before it
+    uint8_t file_socket = 0;
+    compact::burst_queue bursts;  // the rest of bursts already begun
+    uint64_t emitted = 0;         // packets returned
+
+    // Bytes for at least one whole record at pos, unless the file ends
+    // first; false when none is left.
+    bool ensure_bytes() {
+        std::size_t left = static_cast<std::size_t>(end - pos);
+        if (left >= compact::max_record_bytes || at_end) return left > 0;
+        if (left) std::memmove(block.get(), pos, left);
+        const std::streamsize n = src.sgetn(reinterpret_cast<char*>(block.get()) + left,
+                                            static_cast<std::streamsize>(block_bytes - left));
+        const std::size_t got = n > 0 ? static_cast<std::size_t>(n) : 0;
+        if (got < block_bytes - left) at_end = true;  // sgetn stops short only at the end
+        pos = block.get();
+        end = pos + left + got;
+        return pos < end;
+    }
+
+    // A record's time field checked as take_time() checks it (without the
+    // order check: the format keeps records in order).
+    enum class time_fault { none, cycle_too_large, beyond_range };
+    time_fault check_time(uint64_t v) const {
+        time_ps t = v;
+        if (unit == time_unit::cycles) {
+            if (v > qclk.max_cycle()) return time_fault::cycle_too_large;
+            t = qclk.cycle_start(v);
+        }
+        return t <= ctx.max_time ? time_fault::none : time_fault::beyond_range;
+    }
+    std::string range_text() const {
+        return "beyond the model's time range (" + detail::time_range_text(ctx.max_time) + ")";
+    }
+
+    void read_item() {
+        if (!ensure_bytes()) {
+            items_done = true;
+            return;
+        }
+        item_number = ++current;
+        std::size_t n = 0;
+        try {
+            n = compact::decode(pos, end, file_time, file_socket, item);
+        } catch (const compact::decode_error& e) {
+            if (e.field.empty()) fail(e.what);
+            if (e.value.empty()) fail("column '" + e.field + "': " + e.what);
+            bad(e.field.c_str(), e.value, e.what);
+        }
+        if (n == 0)
+            fail("the file ends inside this record (the " + num(static_cast<uint64_t>(end - pos)) +
+                 " bytes left are not a whole record)");
+        pos += n;
+        file_time = item.time;
+        file_socket = item.f.socket;
+        // The version 1 image of the packet, checked as version 1 records are.
+        if (item.default_flits) {
+            qpi_packet q;
+            q.mc = item.f.mc;
+            q.opc = item.f.opc;
+            item.f.flits = static_cast<uint16_t>(shape_of(q).flits);
+        }
+        unsigned char img[bf::record_size] = {};
+        put_fixed(img, item.f);
+        if (!packet_ok(img)) bad_packet(img);
+        switch (check_time(item.time)) {
+            case time_fault::none: break;
+            case time_fault::cycle_too_large:
+                bad("cycle", num(item.time), "is too large (its start time does not fit in 64-bit picoseconds)");
+            case time_fault::beyond_range:
+                if (unit == time_unit::ps) bad("time", ns_value(item.time), "is " + range_text());
+                bad("cycle", num(item.time), "is " + range_text());
+        }
+        if (item.repeat > 1) {  // a burst (decode() checked repeat and spacing)
+            if (item.repeat - 1 > (~uint64_t{0} - item.time) / item.spacing)
+                bad("repeat", num(item.repeat), "is too large: the burst would pass the largest time a record can hold");
+            const uint64_t last = item.last_time();
+            const std::string at = unit == time_unit::ps ? ns_value(last) + " ns" : "cycle " + num(last);
+            switch (check_time(last)) {
+                case time_fault::none: break;
+                case time_fault::cycle_too_large:
+                    bad("repeat", num(item.repeat),
+                        "is too large: the burst's last packet would be at " + at +
+                            ", whose start time does not fit in 64-bit picoseconds");
+                case time_fault::beyond_range:
+                    bad("repeat", num(item.repeat),
+                        "is too large: the burst's last packet would be at " + at + ", " + range_text());
+            }
+        }
+        have_item = true;
+    }
+
+    bool next_compact(packet_record& r) {
+        if (!have_item && !items_done) read_item();
+        compact::fields f;
+        uint64_t v = 0, number = 0;
+        if (!bursts.empty() && (items_done || bursts.next_time() <= item.time)) {
+            bursts.pop(f, v, number);
+        } else {
+            if (items_done) return false;
+            f = item.f;
+            v = item.time;
+            number = item_number;
+            if (item.repeat > 1) {
+                if (bursts.size() >= compact::max_open_bursts)
+                    fail("more than " + num(compact::max_open_bursts) +
+                         " bursts would be open at once (a reader holds that many at most)");
+                bursts.add(f, number, v + item.spacing, item.repeat - 1, item.spacing);
+            }
+            have_item = false;
+        }
+        put_record(f, r);
+        r.line = static_cast<unsigned>(number);
+        if (unit == time_unit::ps) {
+            r.time = v;
+            r.cycle = qclk.cycles_before(v);
+        } else {
+            r.cycle = v;
+            r.time = qclk.cycle_start(v);
+        }
+        have_prev = true;
+        prev_time = r.time;
+        prev_record = number;
+        records = ++emitted;
+        return true;
+    }
+
     __attribute__((always_inline)) bool next(packet_record& r) {
         if (requests) return next_request(r);
+        if (compact) return next_compact(r);
         const unsigned char* b = next_record();
         if (!b) return false;
         if (!packet_ok(b)) bad_packet(b);
@@ -540,9 +799,9 @@ struct alignas(64) binary_trace_decoder::impl {
 
     // What next(packet_record&) checks, keeping only the time.
     __attribute__((always_inline)) bool check_next_packet(time_ps& t) {
-        if (requests) {
+        if (requests || compact) {
             packet_record r;
-            if (!next_request(r)) return false;
+            if (!(requests ? next_request(r) : next_compact(r))) return false;
             t = r.time;
             return true;
         }
@@ -568,7 +827,7 @@ struct alignas(64) binary_trace_decoder::impl {
         while (k < n && check_next_packet(t)) {
             if (k++ == 0) first = t;
             last = t;
-            if (requests) continue;  // (the block check below reads kind 1 records)
+            if (requests || compact) continue;  // (the block check below reads version 1 kind 1 records)
             const unsigned char* b = pos;  // the record after the one just taken, in the same block
             const std::size_t m = std::min<std::size_t>(n - k, static_cast<std::size_t>(end - pos) / bf::record_size);
             uint64_t prev = ld64(b - bf::record_size + pk::time);

@@ -24,13 +24,15 @@ constexpr char magic[] = "PMONTRC";        // bytes 0-6
 constexpr std::size_t magic_size = 7;
 constexpr uint8_t version = 1;             // byte 7: of kinds 1 and 2
 constexpr uint8_t version_requests = 2;    // version 2 adds kind 3
+constexpr uint8_t version_compact = 3;     // version 3: kind 1 in compact records (trace_binary_compact.h)
 constexpr uint8_t kind_packets = 1;        // byte 8: QPI link packets
 constexpr uint8_t kind_events = 2;
 constexpr uint8_t kind_requests = 3;       // requests at the home logic (packet_route::home_logic)
 constexpr uint8_t unit_ps = 0;             // byte 9
 constexpr uint8_t unit_cycles = 1;
 constexpr std::size_t header_size = 16;    // bytes 10-11 (u16)
-constexpr std::size_t record_size = 24;    // bytes 12-13 (u16), every kind
+constexpr std::size_t record_size = 24;    // bytes 12-13 (u16), every kind of versions 1 and 2
+constexpr std::size_t record_size_compact = 0;  // version 3: no fixed size
                                            // bytes 14-15: reserved, 0
 // Event records: the box byte is the trace box code (trace_boxes.h: 0 ubox,
 // 1 r2pcie, 2-4 qpi0-qpi2, 5 uncore); the sub-event byte of an event
@@ -38,16 +40,26 @@ constexpr std::size_t record_size = 24;    // bytes 12-13 (u16), every kind
 constexpr uint8_t no_sub_event = 0xFF;
 }  // namespace binary_format
 
+// Which records a writer writes for QPI link packets: compact ones (version
+// 3, bursts found and written as one record), or fixed 24-byte ones
+// (version 1, for readers of the first format). Event traces are version 1
+// and request traces version 2 either way.
+enum class packet_layout { compact, fixed };
+
 // Writes a binary trace of one kind to `out` (which must outlive the writer):
 // the header at once, then the records given, buffered in blocks. The
-// records are written as they are (no order or range checks: the reader does
-// those); values the format cannot hold throw std::invalid_argument (an event
+// records are written as they are (no range checks: the reader does those);
+// values the format cannot hold throw std::invalid_argument (an event
 // record's socket above 255 or port above 2, a count above 65535, an event or
-// input that is not in the context's catalog). A packet with flits 0 gets its class's size.
+// input that is not in the context's catalog; in compact packet records a
+// field wider than its bits, or a time before the previous packet's). A
+// packet with flits 0 gets its class's size. Compact records hold back the
+// packets of bursts still open (at most burst_finder::max_pending records):
+// flush() writes them.
 class binary_trace_writer {
 public:
     binary_trace_writer(std::ostream& out, trace_kind kind, time_unit unit,
-                        const trace_context& ctx);
+                        const trace_context& ctx, packet_layout layout = packet_layout::compact);
     // Flushes, ignoring errors: call flush() to see them.
     ~binary_trace_writer();
     binary_trace_writer(const binary_trace_writer&) = delete;
@@ -59,16 +71,21 @@ public:
     void write(const event_record& r);
     void write(const trace_record& r);
 
-    // Hands everything buffered to the stream and flushes it; throws
-    // std::runtime_error if the stream fails.
+    // Hands everything buffered to the stream (closing open bursts) and
+    // flushes it; throws std::runtime_error if the stream fails.
     void flush();
 
     trace_kind kind() const { return kind_; }
     time_unit unit() const { return unit_; }
-    uint64_t records() const { return records_; }
+    uint64_t records() const { return records_; }  // packets or rows written (a burst counts its packets)
+    uint64_t file_records() const { return file_records_; }  // records in the file so far
 
 private:
     unsigned char* slot();
+    void write_compact(const packet_record& r);
+    void drain_compact();
+    struct compact_state;
+    std::unique_ptr<compact_state> compact_;  // null: fixed records
 
     std::ostream& out_;
     trace_kind kind_;
@@ -77,6 +94,7 @@ private:
     std::unique_ptr<unsigned char[]> buf_;
     std::size_t used_ = 0;
     uint64_t records_ = 0;
+    uint64_t file_records_ = 0;
 };
 
 class source_buf;

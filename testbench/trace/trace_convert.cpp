@@ -14,6 +14,7 @@
 
 #include "trace/trace_binary.h"
 #include "trace/trace_detail.h"
+#include "trace/zstd_sink.h"
 
 namespace pmonsim::trace {
 
@@ -68,6 +69,18 @@ bool same_file(const std::string& a, const std::string& b) {
 // The format an output's name asks for (convert_trace).
 enum class out_format { other_than_input, text, binary };
 
+// Whether an output's name ends in .zst (compressed with zstd), and the name
+// without it.
+bool zstd_name(const std::string& out, std::string& inner) {
+    inner = out;
+    if (out.size() < 5 || out.find('/', out.size() - 4) != std::string::npos) return false;
+    std::string ext = out.substr(out.size() - 4);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext != ".zst") return false;
+    inner = out.substr(0, out.size() - 4);
+    return true;
+}
+
 out_format out_format_of(const std::string& out, const std::string& out_name) {
     const auto dot = out.rfind('.');
     if (out == "-" || dot == std::string::npos || out.find('/', dot) != std::string::npos)
@@ -78,8 +91,8 @@ out_format out_format_of(const std::string& out, const std::string& out_name) {
     if (ext == "bin") return out_format::binary;
     if (ext == "gz")
         throw trace_error(out_name, 0, 0,
-                          "convert does not write gzip: give a name without .gz, and compress the output "
-                          "with gzip afterwards (pmonsim reads .gz traces as they are)");
+                          "convert does not write gzip: name the output .zst to compress it with zstd, or "
+                          "compress it with gzip afterwards (pmonsim reads .gz traces as they are)");
     return out_format::other_than_input;
 }
 
@@ -245,11 +258,14 @@ void copy_records(trace_reader& reader, Writer& w) {
 
 }  // namespace
 
-void convert_trace(const std::string& in, const std::string& out, const trace_context& ctx) {
+void convert_trace(const std::string& in, const std::string& out, const trace_context& ctx,
+                   packet_layout layout) {
     const bool in_std = in == "-", out_std = out == "-";
     const std::string in_name = in_std ? "<stdin>" : in;
     const std::string out_name = out_std ? "<stdout>" : out;
-    const out_format wanted = out_format_of(out, out_name);
+    std::string inner;
+    const bool zstd = !out_std && zstd_name(out, inner);
+    const out_format wanted = out_format_of(inner, out_name);
 
     std::ifstream in_file;
     if (!in_std) {
@@ -268,7 +284,20 @@ void convert_trace(const std::string& in, const std::string& out, const trace_co
         out_file.open(out, std::ios::binary | std::ios::trunc);
         if (!out_file) throw trace_error(out_name, 0, 0, "cannot create the file");
     }
-    std::ostream& os = out_std ? std::cout : out_file;
+    std::ostream& file_os = out_std ? std::cout : out_file;
+    std::unique_ptr<zstd_sink> sink;
+    std::unique_ptr<std::ostream> zstd_os;
+    if (zstd) {
+        try {
+            sink = std::make_unique<zstd_sink>(file_os);
+        } catch (const std::runtime_error& e) {
+            out_file.close();
+            std::remove(out.c_str());
+            throw trace_error(out_name, 0, 0, e.what());
+        }
+        zstd_os = std::make_unique<std::ostream>(sink.get());
+    }
+    std::ostream& os = zstd ? *zstd_os : file_os;
     auto discard = [&] {
         if (out_std) return;
         out_file.close();
@@ -282,9 +311,10 @@ void convert_trace(const std::string& in, const std::string& out, const trace_co
                 text_trace_writer w(os, reader.kind(), reader.unit(), ctx);
                 copy_records(reader, w);
             } else {
-                binary_trace_writer w(os, reader.kind(), reader.unit(), ctx);
+                binary_trace_writer w(os, reader.kind(), reader.unit(), ctx, layout);
                 copy_records(reader, w);
             }
+            if (sink) sink->finish();
             if (!out_std) {
                 out_file.close();
                 if (out_file.fail()) throw std::runtime_error("close");

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "trace/trace_binary.h"
 #include "trace/trace_reader.h"
 
 namespace pmonsim::trace {
@@ -15,11 +16,10 @@ namespace pmonsim::trace {
 // .txt text, .bin binary (so text to text writes the text in the writer's
 // form, binary to binary checks and rewrites the binary); any other name, and
 // "-", gets the other format than the input's: binary becomes text, text
-// becomes binary. The input's format is told by content; a gzip-compressed
-// input is read transparently, but an output named .gz is refused (trace_error
-// "OUT: ..." before anything is read or written: compress the output with
-// gzip). "-" is standard input / standard output (named <stdin> / <stdout> in
-// messages).
+// becomes binary. The input's format is told by content; a gzip- or
+// zstd-compressed input is read transparently, but an output named .gz is
+// refused (trace_error "OUT: ..." before anything is read or written). "-" is
+// standard input / standard output (named <stdin> / <stdout> in messages).
 // Streams in constant memory, validating every record as it goes, exactly as
 // replay does. On any error the partly written output file is removed (unless
 // it is standard output or not a regular file) and the error is rethrown:
@@ -30,7 +30,11 @@ namespace pmonsim::trace {
 //
 // Round trips are exact: text -> binary -> text gives the same records (all
 // fields but `line`), binary -> text -> binary gives identical bytes.
-void convert_trace(const std::string& in, const std::string& out, const trace_context& ctx);
+// A binary output of QPI link packets is written in `layout`'s records;
+// an output named NAME.zst is compressed with zstd (zstd_sink.h) and gets the
+// format NAME asks for.
+void convert_trace(const std::string& in, const std::string& out, const trace_context& ctx,
+                   packet_layout layout = packet_layout::compact);
 
 // Writes a text trace of one kind to `out` (which must outlive the writer):
 // the header row at once, then one row per record with every column given,

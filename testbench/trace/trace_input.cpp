@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -185,6 +187,92 @@ gzip_source::gzip_source(source_buf& src, std::string filename)
 gzip_source::~gzip_source() = default;
 
 std::size_t gzip_source::produce(char* dst, std::size_t cap) { return z_->produce(dst, cap); }
+
+// ---------------------------------------------------------------------------
+// zstd_source
+
+struct zstd_source::state {
+    source_buf& src;
+    std::string file;
+    ZSTD_DCtx* dctx = ZSTD_createDCtx();
+    std::unique_ptr<char[]> in = std::make_unique<char[]>(ZSTD_DStreamInSize());
+    ZSTD_inBuffer zin{in.get(), 0, 0};
+    bool src_eof = false;
+    bool frame_done = true;  // no frame begun, or the last one ended
+    std::size_t frames = 0;
+    std::string asked;  // the window the current frame asks for
+
+    state(source_buf& s, std::string f) : src(s), file(std::move(f)) {
+        if (!dctx || ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, max_window_log)))
+            throw trace_error(file, 0, 0, "zstd: cannot start the decompressor");
+    }
+    ~state() { ZSTD_freeDCtx(dctx); }
+
+    [[noreturn]] void fail(const std::string& reason) const {
+        throw trace_error(file, 0, 0, "zstd: " + reason);
+    }
+
+    bool refill() {
+        if (src_eof) return false;
+        const std::streamsize k = src.sgetn(in.get(), static_cast<std::streamsize>(ZSTD_DStreamInSize()));
+        if (k <= 0) {
+            src_eof = true;
+            return false;
+        }
+        zin = ZSTD_inBuffer{in.get(), static_cast<std::size_t>(k), 0};
+        return true;
+    }
+
+    // The window the frame starting at the unread input asks for, read from
+    // its header (RFC 8878 3.1.1.1: the window descriptor after the frame
+    // header descriptor, unless the frame is a single segment), for the
+    // message refusing it.
+    std::string window_asked() const {
+        const auto* p = static_cast<const unsigned char*>(zin.src) + zin.pos;
+        const std::size_t n = zin.size - zin.pos;
+        if (n < 6 || p[0] != 0x28 || p[1] != 0xb5 || p[2] != 0x2f || p[3] != 0xfd || (p[4] & 0x20))
+            return "more";
+        const unsigned exponent = p[5] >> 3, mantissa = p[5] & 7;
+        const uint64_t base = uint64_t{1} << (10 + exponent);
+        return std::to_string((base + base / 8 * mantissa) >> 20) + " MiB";
+    }
+
+    std::size_t produce(char* dst, std::size_t cap) {
+        ZSTD_outBuffer out{dst, cap, 0};
+        while (out.pos == 0 && cap) {
+            if (zin.pos == zin.size && !refill()) {
+                if (frame_done) {
+                    if (frames == 0) fail("the compressed data is empty");
+                    return 0;  // a clean end after whole frames
+                }
+                fail("the compressed data ends early (the file is truncated)");
+            }
+            if (frame_done && zin.pos < zin.size) {  // a frame begins here
+                frame_done = false;
+                ++frames;
+                asked = window_asked();
+            }
+            const std::size_t rc = ZSTD_decompressStream(dctx, &out, &zin);
+            if (ZSTD_isError(rc)) {
+                if (ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge)
+                    fail("a frame needs a window of " + asked + ", more than the " +
+                         std::to_string((std::size_t{1} << max_window_log) >> 20) +
+                         " MiB this reader allows (compress without --long, or with --long=" +
+                         std::to_string(max_window_log) + " at most)");
+                fail(std::string("the compressed data is corrupt (") + ZSTD_getErrorName(rc) + ")");
+            }
+            if (rc == 0) frame_done = true;
+        }
+        return out.pos;
+    }
+};
+
+zstd_source::zstd_source(source_buf& src, std::string filename)
+    : z_(std::make_unique<state>(src, std::move(filename))) {}
+
+zstd_source::~zstd_source() = default;
+
+std::size_t zstd_source::produce(char* dst, std::size_t cap) { return z_->produce(dst, cap); }
 
 // ---------------------------------------------------------------------------
 // Detection

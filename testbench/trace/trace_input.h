@@ -3,10 +3,10 @@
 // bytes, even on a pipe), and a gzip decompressor on top of it. Both hold one
 // fixed-size buffer each, so memory does not depend on the length of the input.
 //
-// Content detection (detect_content): 1f 8b is gzip; "PMON" starts a binary
-// trace (trace_binary.h; a wrong rest of the magic is then an error, not text);
-// the magic numbers of xz, zstd and bzip2 are recognised only to say that those
-// compressions are not read; anything else is text.
+// Content detection (detect_content): 1f 8b is gzip, 28 b5 2f fd zstd; "PMON"
+// starts a binary trace (trace_binary.h; a wrong rest of the magic is then an
+// error, not text); the magic numbers of xz and bzip2 are recognised only to
+// say that those compressions are not read; anything else is text.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -81,6 +81,26 @@ class gzip_source : public source_buf {
 public:
     gzip_source(source_buf& src, std::string filename);
     ~gzip_source() override;
+
+protected:
+    std::size_t produce(char* dst, std::size_t cap) override;
+
+private:
+    struct state;
+    std::unique_ptr<state> z_;
+};
+
+// The decompressed bytes of a zstd stream (one or more concatenated frames)
+// read from `src` (not owned). The decoder's window is capped at
+// 2^max_window_log bytes (32 MiB), so memory stays bounded whatever the file
+// says: a frame that needs more is refused, naming the window it asks for
+// (`zstd --long=31` writes such frames). Errors throw trace_error(filename,
+// 0, 0, "zstd: ..."), worded as gzip_source's.
+class zstd_source : public source_buf {
+public:
+    static constexpr int max_window_log = 25;
+    zstd_source(source_buf& src, std::string filename);
+    ~zstd_source() override;
 
 protected:
     std::size_t produce(char* dst, std::size_t cap) override;

@@ -85,16 +85,25 @@ struct trace_reader::impl {
         }
     }
 
+    static const char* compression_name(content_kind c) { return c == content_kind::gzip ? "gzip" : "zstd"; }
+
     // Tells the formats apart by the first bytes (trace_input.h).
     void open_input(std::istream& in) {
         raw = std::make_unique<plain_source>(in.rdbuf());
         src = raw.get();
         content_kind c = detect_content(src->peek(detect_bytes));
-        if (c == content_kind::gzip) {
-            unzipped = std::make_unique<gzip_source>(*raw, file);
+        if (c == content_kind::gzip || c == content_kind::zstd) {
+            if (c == content_kind::gzip) unzipped = std::make_unique<gzip_source>(*raw, file);
+            else unzipped = std::make_unique<zstd_source>(*raw, file);
             src = unzipped.get();
             compressed = true;
+            const content_kind outer = c;
             c = detect_content(src->peek(detect_bytes));
+            if (c == content_kind::gzip || c == content_kind::zstd)
+                throw trace_error(file, 0, 0, std::string("the data is ") + compression_name(outer) +
+                                  "-compressed twice (" + compression_name(c) +
+                                  " inside): only text and binary traces, each possibly gzip- or "
+                                  "zstd-compressed once, are read");
         }
         const char* other = nullptr;
         switch (c) {
@@ -103,14 +112,14 @@ struct trace_reader::impl {
                 format = trace_format::binary;
                 bin = std::make_unique<binary_trace_decoder>(*src, file, ctx);
                 return;
-            case content_kind::gzip: other = "gzip-compressed twice"; break;
+            case content_kind::gzip:
+            case content_kind::zstd: other = "compressed twice"; break;  // (refused above)
             case content_kind::xz: other = "xz-compressed"; break;
-            case content_kind::zstd: other = "zstd-compressed"; break;
             case content_kind::bzip2: other = "bzip2-compressed"; break;
         }
         throw trace_error(file, 0, 0,
                           std::string("the data is ") + other +
-                              ": only text and binary traces, each possibly gzip-compressed "
+                              ": only text and binary traces, each possibly gzip- or zstd-compressed "
                               "once, are read");
     }
 

@@ -183,6 +183,9 @@ bool detail::validate_in_halves(const std::string& path, const std::string& name
     const content_kind kind = detect_content(std::string_view(head, sizeof head));
     uint64_t rows = 0, split = 0;  // where the rows start; where the second half does
     if (kind == content_kind::binary) {
+        // (Version 3's packet records have no fixed size: one pass.)
+        const unsigned record_bytes = static_cast<unsigned char>(head[12]) | static_cast<unsigned char>(head[13]) << 8;
+        if (record_bytes != binary_format::record_size) return false;
         rows = binary_format::header_size;
         const uint64_t records = (size - rows) / binary_format::record_size;
         split = rows + records / 2 * binary_format::record_size;

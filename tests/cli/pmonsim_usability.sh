@@ -26,7 +26,7 @@ convert_by_extension)
   "$pmonsim" convert "$drs/packets.csv" "$work/p.other"        # no known extension: as before
   cmp -s "$work/p.other" "$work/p.bin" || fail "text to an unknown extension is not binary"
   # A bad binary record is found when rewriting binary, too.
-  head -c 30 "$work/p.bin" > "$work/cut.bin"
+  head -c 18 "$work/p.bin" > "$work/cut.bin"   # inside the first record
   if "$pmonsim" convert "$work/cut.bin" "$work/cut2.bin" 2> "$work/err"; then fail "a cut binary converted"; fi
   [ ! -e "$work/cut2.bin" ] || fail "a failed conversion left its output"
   # gzip output is refused before anything is written.
@@ -37,6 +37,13 @@ convert_by_extension)
   [ "$rc" = 2 ] || fail "convert to .gz: exit $rc"
   grep -q "p.csv.gz: convert does not write gzip" "$work/err" || fail "no gzip message: $(cat "$work/err")"
   [ ! -e "$work/p.csv.gz" ] || fail "a .gz output was written"
+  # .zst output: compressed with zstd, in the format its inner name asks for; read as it is.
+  "$pmonsim" convert "$drs/packets.csv" "$work/p.bin.zst"
+  zstd -q -d -c "$work/p.bin.zst" | cmp -s - "$work/p.bin" || fail ".bin.zst is not the binary, compressed"
+  "$pmonsim" convert "$work/p.bin.zst" "$work/z.csv"
+  cmp -s "$work/z.csv" "$work/normal.csv" || fail "a .bin.zst trace does not read back"
+  "$pmonsim" convert "$work/p.bin" "$work/p.csv.zst"
+  zstd -q -d -c "$work/p.csv.zst" | cmp -s - "$work/normal.csv" || fail ".csv.zst is not the text, compressed"
   ;;
 convert_help)
   # Only the options convert uses; no internal --files.

@@ -35,19 +35,12 @@ extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 
 #include "catalog/catalog.h"
 #include "trace/trace_reader.h"
+#include "trace_test_context.h"
 
 namespace pmonsim::trace {
 namespace {
 
-trace_context ivb_ctx(unsigned sockets = 1, unsigned ports = 2) {
-    trace_context c;
-    c.cpu = cpu_model::ivb_ep;
-    c.sockets = sockets;
-    c.qpi_ports = ports;
-    c.uclk_hz = 2000000000ull;
-    c.qclk_hz = 1000000000ull;
-    return c;
-}
+trace_context ivb_ctx(unsigned sockets = 1, unsigned ports = 2) { return test_trace_context(sockets, ports); }
 
 trace_context snb_ctx() {
     trace_context c = ivb_ctx();

@@ -133,10 +133,11 @@ TEST(TraceRequests, BinaryKind3RoundTrips) {
             EXPECT_EQ(unsigned{got[i].packet.opc}, unsigned{want[i].packet.opc});
         }
         convert_trace(bin, csv2, nhm);
-        if (std::string(unit) == "cycle")
+        if (std::string(unit) == "cycle") {
             EXPECT_EQ(slurp(csv2),
                       "cycle,socket,src,mc,opc,addr\n4,0,local,HOM0,2,0x1000\n4,1,remote,HOM1,15,0xffffffffff\n"
                       "9,0,ioh,NCS,0,\n9,0,local,DRS,3,0x8\n");
+        }
         convert_trace(csv2, bin2, nhm);
         EXPECT_EQ(slurp(bin2), bytes);
         // The same file on a CPU whose packets are QPI link packets, and a

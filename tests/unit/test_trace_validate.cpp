@@ -121,7 +121,7 @@ TEST(TraceValidateFile, ErrorsAreThoseOfOnePass) {
 TEST(TraceValidateFile, LargeBinaryFilesTooIncludingBrokenOnes) {
     std::ostringstream out;
     {
-        binary_trace_writer w(out, trace_kind::packets, time_unit::cycles, ctx_of());
+        binary_trace_writer w(out, trace_kind::packets, time_unit::cycles, ctx_of(), packet_layout::fixed);
         packet_record r;
         r.packet.mc = qpi_mc::drs;
         for (unsigned i = 0; i < 250000; ++i) {

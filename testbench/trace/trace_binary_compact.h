@@ -1,0 +1,139 @@
+// The compact packet records of binary format version 3
+// (docs/trace-binary-format.md, "Compact packet records"): a 32-bit word of
+// the packet's fields, the time as an unsigned LEB128 delta from the previous
+// record, and optional parts (socket, flits, a burst's repeat and spacing)
+// that the word's flags announce. A typical packet costs 5 bytes instead of
+// version 1's 24, and a burst of identical packets at a constant spacing is
+// one record.
+//
+// This file holds the byte layout and the two state machines that need no
+// catalog: burst_finder (the writer's: which packets make bursts, holding
+// back at most max_pending records) and burst_queue (the reader's: the
+// packets of open bursts, merged in time order with the records that
+// follow). Checking values against the machine is trace_binary.cpp's work:
+// the decoder turns each compact record into the 24-byte version 1 image and
+// checks that, so both versions give the same errors.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace pmonsim::trace::compact {
+
+// The word (bits): mc 3:0, opc 7:4, vn 9:8, rnid 14:10, dnid 19:15, rds 23:20,
+// ring 24, dir 25, port 27:26, then the flags.
+constexpr uint32_t socket_follows = 1u << 28;  // a socket byte follows (else: the previous record's)
+constexpr uint32_t flits_follows = 1u << 29;   // a flits varint follows (else: the class's size)
+constexpr uint32_t burst = 1u << 30;           // repeat and spacing varints follow
+constexpr uint32_t reserved_bit = 1u << 31;    // 0
+// The longest record: word, time delta, socket, flits, repeat, spacing.
+constexpr std::size_t max_record_bytes = 4 + 10 + 1 + 3 + 10 + 10;
+// Bursts whose packets are still to come at any one time, at most (the
+// writer keeps one per socket, port and direction: 256 x 4 x 2).
+constexpr std::size_t max_open_bursts = 2048;
+constexpr uint64_t max_repeat = 0xFFFFFFFFu;
+
+// A packet's fields as a version 1 record holds them (the one-byte fields
+// and flits), and what the compact word makes of them.
+struct fields {
+    uint8_t socket = 0, port = 0, dir = 0, mc = 0, opc = 0, vn = 0, rnid = 0, dnid = 0, rds = 0,
+            ring = 0;
+    uint16_t flits = 0;
+    bool operator==(const fields& o) const;
+    bool operator!=(const fields& o) const { return !(*this == o); }
+};
+// The word of `f` without flags (each field masked to its width).
+uint32_t word_of(const fields& f);
+// The fields a word holds (socket and flits are not in it).
+fields fields_of(uint32_t word);
+
+// One record: a packet, or `repeat` (>= 2) of them `spacing` (>= 1) time
+// units apart.
+struct record {
+    uint64_t time = 0;  // the header's unit (ps or cycles)
+    fields f;
+    bool default_flits = true;  // f.flits is its class's size: not written
+    uint64_t repeat = 1;
+    uint64_t spacing = 0;
+    uint64_t last_time() const { return time + (repeat - 1) * spacing; }
+};
+
+// Appends the bytes of `r` after a record at `prev_time` with socket
+// `prev_socket` (both 0 before the first record).
+void encode(const record& r, uint64_t prev_time, uint8_t prev_socket, std::string& out);
+
+// Decodes one record from [p, end) into `r`; returns the bytes it took, or 0
+// if the record does not end before `end` (the caller refills, or at the end
+// of the file reports a cut record). Throws decode_error for bytes that are
+// not a record, before looking at values (ranges are the caller's check).
+struct decode_error {
+    std::string field;  // the text column it stands for ("time", "flits", "repeat", "spacing"); empty: none
+    std::string value;  // the value, when there is one
+    std::string what;   // "is a varint longer than 10 bytes", ...
+};
+std::size_t decode(const unsigned char* p, const unsigned char* end, uint64_t prev_time,
+                   uint8_t prev_socket, record& r);
+
+// The writer's run finder. Packets go in in time order; records come out in
+// file order, each burst at its first packet's place. A packet extends the
+// open burst of its socket, port and direction when it equals that burst's
+// packet, comes at the burst's next time (the second packet sets the spacing)
+// and is the first packet of its time overall: then a reader that puts a
+// burst's packet before the records after it with the same time gives back
+// exactly the packets that went in, in their order. A burst stays open until
+// its stream's next packet does not extend it, it reaches max_repeat, or more
+// than max_pending records wait behind it.
+class burst_finder {
+public:
+    static constexpr std::size_t max_pending = 1 << 16;
+    void add(const record& packet);  // repeat 1
+    // Records ready for the file, in order (the caller writes and clears them).
+    std::vector<record>& ready() { return ready_; }
+    // Closes every burst: everything added is then ready.
+    void finish();
+
+private:
+    struct item {
+        record r;
+        bool open = true;
+    };
+    // Socket (8 bits), port (2) and direction (1) of a packet: its stream.
+    static std::size_t stream_of(const fields& f) { return (std::size_t{f.socket} * 4 + (f.port & 3u)) * 2 + (f.dir & 1u); }
+    void release();
+
+    std::deque<item> pending_;
+    uint64_t base_ = 0;                  // number of the item at pending_.front()
+    std::vector<uint64_t> open_;         // by stream: 1 + number of its open item, or 0
+    bool any_ = false;
+    uint64_t last_time_ = 0;             // of the last packet added
+    std::vector<record> ready_;
+};
+
+// The reader's side: the packets of open bursts, in time order (ties: the
+// burst read first). The decoder emits the earliest of these and the next
+// record of the file, bursts first on equal times.
+class burst_queue {
+public:
+    bool empty() const { return heap_.empty(); }
+    std::size_t size() const { return heap_.size(); }
+    uint64_t next_time() const { return heap_.front().next; }
+    // Adds the rest of a burst whose first packet was just emitted.
+    void add(const fields& f, uint64_t record_number, uint64_t next, uint64_t left, uint64_t spacing);
+    // Pops the earliest packet: its fields, time and its burst's record number.
+    void pop(fields& f, uint64_t& time, uint64_t& record_number);
+
+private:
+    struct open_burst {
+        uint64_t next, left, spacing, order, record_number;
+        fields f;
+    };
+    static bool later(const open_burst& a, const open_burst& b) {
+        return a.next != b.next ? a.next > b.next : a.order > b.order;
+    }
+    std::vector<open_burst> heap_;
+    uint64_t order_ = 0;
+};
+
+}  // namespace pmonsim::trace::compact
