@@ -59,54 +59,61 @@ constexpr std::size_t time = 0, repeat = 8, count = 16, socket = 18, box = 19, c
 
 constexpr std::size_t block_bytes = binary_trace_decoder::block_records * bf::record_size;
 
-// A packet record's fields as the binary records hold them (flits resolved:
-// 0 is the class's size), and back.
-compact::fields fields_of(const packet_record& r) {
-    const qpi_packet& q = r.packet;
-    compact::fields f;
-    f.socket = r.socket;
-    f.port = r.port;
-    f.dir = r.dir == qpi_dir::tx ? 1 : 0;
-    f.mc = q.mc;
-    f.opc = q.opc;
-    f.vn = q.vn;
-    f.rnid = q.rnid;
-    f.dnid = q.dnid;
-    f.rds = q.rds;
-    f.ring = q.ring_ad ? 1 : 0;
-    f.flits = q.flits ? q.flits : static_cast<uint16_t>(shape_of(q).flits);
-    return f;
-}
-void put_record(const compact::fields& f, packet_record& r) {
-    r.addr = no_addr;
-    r.socket = f.socket;
-    r.port = f.port;
-    r.dir = f.dir ? qpi_dir::tx : qpi_dir::rx;
-    qpi_packet& p = r.packet;
-    p.mc = f.mc;
-    p.opc = f.opc;
-    p.vn = f.vn;
-    p.rnid = f.rnid;
-    p.dnid = f.dnid;
-    p.rds = f.rds;
-    p.ring_ad = f.ring == 1;
-    p.flits = f.flits;
-}
-// The fields of a version 1 packet record (bytes 8-19; the time is the caller's).
-void put_fixed(unsigned char* p, const compact::fields& f) {
-    st16(p + pk::flits, f.flits);
-    p[pk::socket] = f.socket;
-    p[pk::port] = f.port;
-    p[pk::dir] = f.dir;
-    p[pk::mc] = f.mc;
-    p[pk::opc] = f.opc;
-    p[pk::vn] = f.vn;
-    p[pk::rnid] = f.rnid;
-    p[pk::dnid] = f.dnid;
-    p[pk::rds] = f.rds;
-    p[pk::ring] = f.ring;
+namespace cw = compact;
+
+// A class's size in flits (a record that does not give one).
+inline uint16_t class_flits(unsigned mc, unsigned opc) {
+    qpi_packet q;
+    q.mc = static_cast<uint8_t>(mc);
+    q.opc = static_cast<uint8_t>(opc);
+    return static_cast<uint16_t>(shape_of(q).flits);
 }
 
+// A packet record as the binary records hold it (flits resolved: 0 is the
+// class's size), and back. Fields wider than the word's are cut: the
+// compact writer refuses them first.
+cw::packet_key key_of(const packet_record& r) {
+    const qpi_packet& q = r.packet;
+    cw::packet_key k;
+    k.word = cw::w_mc.put(q.mc) | cw::w_opc.put(q.opc) | cw::w_vn.put(q.vn) | cw::w_rnid.put(q.rnid) |
+             cw::w_dnid.put(q.dnid) | cw::w_rds.put(q.rds) | cw::w_ring.put(q.ring_ad) |
+             cw::w_dir.put(r.dir == qpi_dir::tx) | cw::w_port.put(r.port);
+    k.socket = r.socket;
+    k.flits = q.flits ? q.flits : class_flits(q.mc, q.opc);
+    return k;
+}
+inline void put_record(const cw::packet_key& k, packet_record& r) {
+    const uint32_t w = k.word;
+    r.addr = no_addr;
+    r.socket = k.socket;
+    r.port = cw::w_port.get(w);
+    r.dir = cw::w_dir.get(w) ? qpi_dir::tx : qpi_dir::rx;
+    qpi_packet& p = r.packet;
+    p.mc = cw::w_mc.get(w);
+    p.opc = cw::w_opc.get(w);
+    p.vn = cw::w_vn.get(w);
+    p.rnid = cw::w_rnid.get(w);
+    p.dnid = cw::w_dnid.get(w);
+    p.rds = cw::w_rds.get(w);
+    p.ring_ad = cw::w_ring.get(w) == 1;
+    p.flits = k.flits;
+}
+// The fields of a version 1 packet record (bytes 8-19; the time is the
+// caller's), from a packet record as it is (no field cut).
+void put_fixed(unsigned char* p, const packet_record& r) {
+    const qpi_packet& q = r.packet;
+    st16(p + pk::flits, q.flits ? q.flits : class_flits(q.mc, q.opc));
+    p[pk::socket] = r.socket;
+    p[pk::port] = r.port;
+    p[pk::dir] = r.dir == qpi_dir::tx ? 1 : 0;
+    p[pk::mc] = q.mc;
+    p[pk::opc] = q.opc;
+    p[pk::vn] = q.vn;
+    p[pk::rnid] = q.rnid;
+    p[pk::dnid] = q.dnid;
+    p[pk::rds] = q.rds;
+    p[pk::ring] = q.ring_ad ? 1 : 0;
+}
 
 }  // namespace
 
@@ -191,10 +198,8 @@ void binary_trace_writer::write_compact(const packet_record& r) {
         throw std::invalid_argument("binary_trace_writer: a packet before the previous one (compact records are in time order)");
     c.any = true;
     c.last_time = rec.time;
-    rec.f = fields_of(r);
-    qpi_packet by_class = q;
-    by_class.flits = 0;
-    rec.default_flits = rec.f.flits == shape_of(by_class).flits;
+    rec.key = key_of(r);
+    rec.default_flits = rec.key.flits == class_flits(q.mc, q.opc);
     c.finder.add(rec);
     ++records_;
     drain_compact();
@@ -207,7 +212,7 @@ void binary_trace_writer::drain_compact() {
     for (const compact::record& rec : c.finder.ready()) {
         compact::encode(rec, c.prev_time, c.prev_socket, c.bytes);
         c.prev_time = rec.time;
-        c.prev_socket = rec.f.socket;
+        c.prev_socket = rec.key.socket;
         ++file_records_;
     }
     c.finder.ready().clear();
@@ -241,7 +246,7 @@ void binary_trace_writer::write(const packet_record& r) {
             return;
     }
     st64(p + pk::time, unit_ == time_unit::ps ? r.time : r.cycle);
-    put_fixed(p, fields_of(r));
+    put_fixed(p, r);
     used_ += bf::record_size;
     ++records_;
     ++file_records_;
@@ -680,16 +685,42 @@ struct alignas(64) binary_trace_decoder::impl {
         return "beyond the model's time range (" + detail::time_range_text(ctx.max_time) + ")";
     }
 
+    // The next record of the file into `item`, checked. The usual record (no
+    // flags, a one-byte delta) is decoded here; the others by compact::decode.
     void read_item() {
         if (!ensure_bytes()) {
             items_done = true;
             return;
         }
         item_number = ++current;
+        const uint32_t w = end - pos >= 5 ? ld32(pos) : cw::flag_bits;
+        if (!(w & cw::flag_bits) && pos[4] < 0x80 && file_time + pos[4] >= file_time) {
+            item.time = file_time + pos[4];
+            item.key.word = w;
+            item.key.socket = file_socket;
+            item.default_flits = true;
+            item.repeat = 1;
+            pos += 5;
+        } else {
+            read_item_slowly();
+        }
+        file_time = item.time;
+        file_socket = item.key.socket;
+        const unsigned mc = cw::w_mc.get(item.key.word);
+        if (item.default_flits) item.key.flits = class_flits(mc, cw::w_opc.get(item.key.word));
+        if (cw::w_port.get(item.key.word) >= ctx.qpi_ports || item.key.socket >= ctx.sockets ||
+            (cw::w_ring.get(item.key.word) && mc != qpi_mc::ndr) || item.key.flits == 0)
+            bad_item();
+        if (check_time(item.time) != time_fault::none || item.repeat > 1) check_item_times();
+        have_item = true;
+    }
+
+    // A record with flags, or a long delta.
+    __attribute__((noinline)) void read_item_slowly() {
         std::size_t n = 0;
         try {
-            n = compact::decode(pos, end, file_time, file_socket, item);
-        } catch (const compact::decode_error& e) {
+            n = cw::decode(pos, end, file_time, file_socket, item);
+        } catch (const cw::decode_error& e) {
             if (e.field.empty()) fail(e.what);
             if (e.value.empty()) fail("column '" + e.field + "': " + e.what);
             bad(e.field.c_str(), e.value, e.what);
@@ -698,18 +729,20 @@ struct alignas(64) binary_trace_decoder::impl {
             fail("the file ends inside this record (the " + num(static_cast<uint64_t>(end - pos)) +
                  " bytes left are not a whole record)");
         pos += n;
-        file_time = item.time;
-        file_socket = item.f.socket;
-        // The version 1 image of the packet, checked as version 1 records are.
-        if (item.default_flits) {
-            qpi_packet q;
-            q.mc = item.f.mc;
-            q.opc = item.f.opc;
-            item.f.flits = static_cast<uint16_t>(shape_of(q).flits);
-        }
+    }
+
+    // A bad field: the version 1 record's checks, in their order, with their words.
+    [[noreturn]] __attribute__((noinline, cold)) void bad_item() const {
+        packet_record r;
+        put_record(item.key, r);
         unsigned char img[bf::record_size] = {};
-        put_fixed(img, item.f);
-        if (!packet_ok(img)) bad_packet(img);
+        put_fixed(img, r);
+        st16(img + pk::flits, item.key.flits);  // (0 as it is)
+        bad_packet(img);
+    }
+
+    // A time out of range, or a burst (whose last packet must be in range).
+    __attribute__((noinline)) void check_item_times() const {
         switch (check_time(item.time)) {
             case time_fault::none: break;
             case time_fault::cycle_too_large:
@@ -718,45 +751,43 @@ struct alignas(64) binary_trace_decoder::impl {
                 if (unit == time_unit::ps) bad("time", ns_value(item.time), "is " + range_text());
                 bad("cycle", num(item.time), "is " + range_text());
         }
-        if (item.repeat > 1) {  // a burst (decode() checked repeat and spacing)
-            if (item.repeat - 1 > (~uint64_t{0} - item.time) / item.spacing)
-                bad("repeat", num(item.repeat), "is too large: the burst would pass the largest time a record can hold");
-            const uint64_t last = item.last_time();
-            const std::string at = unit == time_unit::ps ? ns_value(last) + " ns" : "cycle " + num(last);
-            switch (check_time(last)) {
-                case time_fault::none: break;
-                case time_fault::cycle_too_large:
-                    bad("repeat", num(item.repeat),
-                        "is too large: the burst's last packet would be at " + at +
-                            ", whose start time does not fit in 64-bit picoseconds");
-                case time_fault::beyond_range:
-                    bad("repeat", num(item.repeat),
-                        "is too large: the burst's last packet would be at " + at + ", " + range_text());
-            }
+        if (item.repeat < 2) return;
+        if (item.repeat - 1 > (~uint64_t{0} - item.time) / item.spacing)
+            bad("repeat", num(item.repeat), "is too large: the burst would pass the largest time a record can hold");
+        const uint64_t last = item.last_time();
+        const std::string at = unit == time_unit::ps ? ns_value(last) + " ns" : "cycle " + num(last);
+        switch (check_time(last)) {
+            case time_fault::none: break;
+            case time_fault::cycle_too_large:
+                bad("repeat", num(item.repeat),
+                    "is too large: the burst's last packet would be at " + at +
+                        ", whose start time does not fit in 64-bit picoseconds");
+            case time_fault::beyond_range:
+                bad("repeat", num(item.repeat),
+                    "is too large: the burst's last packet would be at " + at + ", " + range_text());
         }
-        have_item = true;
     }
 
     bool next_compact(packet_record& r) {
         if (!have_item && !items_done) read_item();
-        compact::fields f;
+        cw::packet_key key;
         uint64_t v = 0, number = 0;
         if (!bursts.empty() && (items_done || bursts.next_time() <= item.time)) {
-            bursts.pop(f, v, number);
+            bursts.pop(key, v, number);
         } else {
             if (items_done) return false;
-            f = item.f;
+            key = item.key;
             v = item.time;
             number = item_number;
             if (item.repeat > 1) {
                 if (bursts.size() >= compact::max_open_bursts)
                     fail("more than " + num(compact::max_open_bursts) +
                          " bursts would be open at once (a reader holds that many at most)");
-                bursts.add(f, number, v + item.spacing, item.repeat - 1, item.spacing);
+                bursts.add(key, number, v + item.spacing, item.repeat - 1, item.spacing);
             }
             have_item = false;
         }
-        put_record(f, r);
+        put_record(key, r);
         r.line = static_cast<unsigned>(number);
         if (unit == time_unit::ps) {
             r.time = v;

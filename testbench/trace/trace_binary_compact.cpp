@@ -7,15 +7,6 @@ namespace pmonsim::trace::compact {
 
 namespace {
 
-struct field_pos {
-    unsigned lo, width;
-};
-constexpr field_pos w_mc{0, 4}, w_opc{4, 4}, w_vn{8, 2}, w_rnid{10, 5}, w_dnid{15, 5}, w_rds{20, 4},
-    w_ring{24, 1}, w_dir{25, 1}, w_port{26, 2};
-
-constexpr uint32_t put(field_pos f, unsigned v) { return (v & ((1u << f.width) - 1)) << f.lo; }
-constexpr uint8_t get(field_pos f, uint32_t w) { return static_cast<uint8_t>((w >> f.lo) & ((1u << f.width) - 1)); }
-
 void put_varint(std::string& out, uint64_t v) {
     while (v >= 0x80) {
         out += static_cast<char>(static_cast<unsigned char>(v | 0x80));
@@ -44,41 +35,15 @@ bool get_varint(const unsigned char*& p, const unsigned char* end, uint64_t& v, 
 
 }  // namespace
 
-bool fields::operator==(const fields& o) const {
-    return socket == o.socket && port == o.port && dir == o.dir && mc == o.mc && opc == o.opc &&
-           vn == o.vn && rnid == o.rnid && dnid == o.dnid && rds == o.rds && ring == o.ring &&
-           flits == o.flits;
-}
-
-uint32_t word_of(const fields& f) {
-    return put(w_mc, f.mc) | put(w_opc, f.opc) | put(w_vn, f.vn) | put(w_rnid, f.rnid) |
-           put(w_dnid, f.dnid) | put(w_rds, f.rds) | put(w_ring, f.ring) | put(w_dir, f.dir) |
-           put(w_port, f.port);
-}
-
-fields fields_of(uint32_t w) {
-    fields f;
-    f.mc = get(w_mc, w);
-    f.opc = get(w_opc, w);
-    f.vn = get(w_vn, w);
-    f.rnid = get(w_rnid, w);
-    f.dnid = get(w_dnid, w);
-    f.rds = get(w_rds, w);
-    f.ring = get(w_ring, w);
-    f.dir = get(w_dir, w);
-    f.port = get(w_port, w);
-    return f;
-}
-
 void encode(const record& r, uint64_t prev_time, uint8_t prev_socket, std::string& out) {
-    uint32_t w = word_of(r.f);
-    if (r.f.socket != prev_socket) w |= socket_follows;
+    uint32_t w = r.key.word & ~flag_bits;
+    if (r.key.socket != prev_socket) w |= socket_follows;
     if (!r.default_flits) w |= flits_follows;
     if (r.repeat > 1) w |= burst;
     for (int i = 0; i < 4; ++i) out += static_cast<char>(static_cast<unsigned char>(w >> (8 * i)));
     put_varint(out, r.time - prev_time);
-    if (w & socket_follows) out += static_cast<char>(r.f.socket);
-    if (w & flits_follows) put_varint(out, r.f.flits);
+    if (w & socket_follows) out += static_cast<char>(r.key.socket);
+    if (w & flits_follows) put_varint(out, r.key.flits);
     if (w & burst) {
         put_varint(out, r.repeat);
         put_varint(out, r.spacing);
@@ -92,25 +57,25 @@ std::size_t decode(const unsigned char* p, const unsigned char* end, uint64_t pr
     const uint32_t w = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
     p += 4;
     if (w & reserved_bit) throw decode_error{"", "", "reserved bit 31 of the packet word is not zero"};
-    r.f = fields_of(w);
+    r.key.word = w & ~flag_bits;
     uint64_t delta;
     if (!get_varint(p, end, delta, "time")) return 0;
     if (delta > ~uint64_t{0} - prev_time)
         throw decode_error{"time", std::to_string(delta), "(a delta) passes the largest time a record can hold (2^64 - 1)"};
     r.time = prev_time + delta;
-    r.f.socket = prev_socket;
+    r.key.socket = prev_socket;
     if (w & socket_follows) {
         if (p == end) return 0;
-        r.f.socket = *p++;
+        r.key.socket = *p++;
     }
     r.default_flits = !(w & flits_follows);
-    r.f.flits = 0;
+    r.key.flits = 0;
     if (w & flits_follows) {
         uint64_t flits;
         if (!get_varint(p, end, flits, "flits")) return 0;
         // (0 is left to the caller's range check, as in version 1.)
         if (flits > 0xFFFF) throw decode_error{"flits", std::to_string(flits), "is not a packet size in flits (1-65535)"};
-        r.f.flits = static_cast<uint16_t>(flits);
+        r.key.flits = static_cast<uint16_t>(flits);
     }
     r.repeat = 1;
     r.spacing = 0;
@@ -129,13 +94,13 @@ std::size_t decode(const unsigned char* p, const unsigned char* end, uint64_t pr
 
 void burst_finder::add(const record& packet) {
     if (open_.empty()) open_.assign(256 * 4 * 2, 0);
-    const std::size_t s = stream_of(packet.f);
+    const std::size_t s = stream_of(packet.key);
     const uint64_t t = packet.time;
     if (open_[s]) {
         item& it = pending_[open_[s] - 1 - base_];
         record& b = it.r;
         const bool next_in_step = b.repeat == 1 || t == b.last_time() + b.spacing;
-        if (any_ && last_time_ < t && next_in_step && b.repeat < max_repeat && b.f == packet.f &&
+        if (any_ && last_time_ < t && next_in_step && b.repeat < max_repeat && b.key == packet.key &&
             b.default_flits == packet.default_flits) {
             if (b.repeat == 1) b.spacing = t - b.time;
             ++b.repeat;
@@ -153,7 +118,7 @@ void burst_finder::add(const record& packet) {
     last_time_ = t;
     if (pending_.size() > max_pending && pending_.front().open) {
         pending_.front().open = false;
-        open_[stream_of(pending_.front().r.f)] = 0;
+        open_[stream_of(pending_.front().r.key)] = 0;
     }
     release();
 }
@@ -175,16 +140,16 @@ void burst_finder::finish() {
 // ---------------------------------------------------------------------------
 // burst_queue
 
-void burst_queue::add(const fields& f, uint64_t record_number, uint64_t next, uint64_t left,
+void burst_queue::add(const packet_key& k, uint64_t record_number, uint64_t next, uint64_t left,
                       uint64_t spacing) {
-    heap_.push_back({next, left, spacing, order_++, record_number, f});
+    heap_.push_back({next, left, spacing, order_++, record_number, k});
     std::push_heap(heap_.begin(), heap_.end(), later);
 }
 
-void burst_queue::pop(fields& f, uint64_t& time, uint64_t& record_number) {
+void burst_queue::pop(packet_key& k, uint64_t& time, uint64_t& record_number) {
     std::pop_heap(heap_.begin(), heap_.end(), later);
     open_burst& b = heap_.back();
-    f = b.f;
+    k = b.key;
     time = b.next;
     record_number = b.record_number;
     if (--b.left == 0) {

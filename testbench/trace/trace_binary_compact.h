@@ -35,26 +35,32 @@ constexpr std::size_t max_record_bytes = 4 + 10 + 1 + 3 + 10 + 10;
 constexpr std::size_t max_open_bursts = 2048;
 constexpr uint64_t max_repeat = 0xFFFFFFFFu;
 
-// A packet's fields as a version 1 record holds them (the one-byte fields
-// and flits), and what the compact word makes of them.
-struct fields {
-    uint8_t socket = 0, port = 0, dir = 0, mc = 0, opc = 0, vn = 0, rnid = 0, dnid = 0, rds = 0,
-            ring = 0;
-    uint16_t flits = 0;
-    bool operator==(const fields& o) const;
-    bool operator!=(const fields& o) const { return !(*this == o); }
+// The word's fields.
+struct word_field {
+    unsigned lo, width;
+    constexpr uint32_t put(unsigned v) const { return (v & ((1u << width) - 1)) << lo; }
+    constexpr uint8_t get(uint32_t w) const { return static_cast<uint8_t>((w >> lo) & ((1u << width) - 1)); }
 };
-// The word of `f` without flags (each field masked to its width).
-uint32_t word_of(const fields& f);
-// The fields a word holds (socket and flits are not in it).
-fields fields_of(uint32_t word);
+constexpr word_field w_mc{0, 4}, w_opc{4, 4}, w_vn{8, 2}, w_rnid{10, 5}, w_dnid{15, 5}, w_rds{20, 4},
+    w_ring{24, 1}, w_dir{25, 1}, w_port{26, 2};
+constexpr uint32_t flag_bits = socket_follows | flits_follows | burst | reserved_bit;
+
+// What makes two packets equal: the word's fields (no flags), the socket and
+// the size in flits (resolved: never 0 for a class's size).
+struct packet_key {
+    uint32_t word = 0;
+    uint8_t socket = 0;
+    uint16_t flits = 0;
+    bool operator==(const packet_key& o) const { return word == o.word && socket == o.socket && flits == o.flits; }
+    bool operator!=(const packet_key& o) const { return !(*this == o); }
+};
 
 // One record: a packet, or `repeat` (>= 2) of them `spacing` (>= 1) time
 // units apart.
 struct record {
     uint64_t time = 0;  // the header's unit (ps or cycles)
-    fields f;
-    bool default_flits = true;  // f.flits is its class's size: not written
+    packet_key key;
+    bool default_flits = true;  // key.flits is its class's size: not written
     uint64_t repeat = 1;
     uint64_t spacing = 0;
     uint64_t last_time() const { return time + (repeat - 1) * spacing; }
@@ -68,6 +74,7 @@ void encode(const record& r, uint64_t prev_time, uint8_t prev_socket, std::strin
 // if the record does not end before `end` (the caller refills, or at the end
 // of the file reports a cut record). Throws decode_error for bytes that are
 // not a record, before looking at values (ranges are the caller's check).
+// key.flits is 0 when default_flits (the caller knows the classes' sizes).
 struct decode_error {
     std::string field;  // the text column it stands for ("time", "flits", "repeat", "spacing"); empty: none
     std::string value;  // the value, when there is one
@@ -100,7 +107,9 @@ private:
         bool open = true;
     };
     // Socket (8 bits), port (2) and direction (1) of a packet: its stream.
-    static std::size_t stream_of(const fields& f) { return (std::size_t{f.socket} * 4 + (f.port & 3u)) * 2 + (f.dir & 1u); }
+    static std::size_t stream_of(const packet_key& k) {
+        return (std::size_t{k.socket} * 4 + w_port.get(k.word)) * 2 + w_dir.get(k.word);
+    }
     void release();
 
     std::deque<item> pending_;
@@ -120,14 +129,14 @@ public:
     std::size_t size() const { return heap_.size(); }
     uint64_t next_time() const { return heap_.front().next; }
     // Adds the rest of a burst whose first packet was just emitted.
-    void add(const fields& f, uint64_t record_number, uint64_t next, uint64_t left, uint64_t spacing);
-    // Pops the earliest packet: its fields, time and its burst's record number.
-    void pop(fields& f, uint64_t& time, uint64_t& record_number);
+    void add(const packet_key& k, uint64_t record_number, uint64_t next, uint64_t left, uint64_t spacing);
+    // Pops the earliest packet: its key, time and its burst's record number.
+    void pop(packet_key& k, uint64_t& time, uint64_t& record_number);
 
 private:
     struct open_burst {
         uint64_t next, left, spacing, order, record_number;
-        fields f;
+        packet_key key;
     };
     static bool later(const open_burst& a, const open_burst& b) {
         return a.next != b.next ? a.next > b.next : a.order > b.order;
