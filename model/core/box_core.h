@@ -106,7 +106,8 @@ public:
     void post_burst(unsigned dir, const flit_burst& b) {
         flit_stream& st = (*streams_)[dir & 1];
         const bool ok = dir < 2 && b.start >= first_slot(cur_) && b.start >= st.end_slot && b.nondata != 0 &&
-                        std::max(b.nondata_kind, b.data_kind) < st.kind_count;
+                        std::max(b.nondata_kind, b.data_kind) < st.kind_count && b.repeat != 0 &&
+                        (b.repeat == 1 || b.period >= b.len());
         if (!ok) reject_burst(dir, b);
         st.bursts.push_back(b);
         st.end_slot = b.end();

@@ -169,7 +169,8 @@ void box_core::reject_burst(unsigned dir, const flit_burst& b) const {
     const flit_stream& st = (*streams_)[dir & 1];
     if (dir >= 2 || st.kinds.empty()) throw std::logic_error(spec_.name + ": no flit slots in this direction");
     if (b.start < first_slot(cur_)) reject_late_burst(b.start);
-    if (b.nondata == 0 || b.nondata_kind >= st.kinds.size() || b.data_kind >= st.kinds.size())
+    if (b.nondata == 0 || b.nondata_kind >= st.kinds.size() || b.data_kind >= st.kinds.size() || b.repeat == 0 ||
+        (b.repeat > 1 && b.period < b.len()))
         throw std::invalid_argument(spec_.name + ": malformed flit burst");
     throw std::logic_error(spec_.name + ": packet placed over an earlier one");
 }

@@ -113,10 +113,59 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max
     uint64_t pos = first_slot(cur_);
     const uint64_t end = first_slot(cur_ + n);
     const size_t nb = st.bursts.size();
+    // Packets [k, k + m) of a repeated burst, whole and inside the walk from
+    // pos, in closed form (flit_lane::repeated); pos moves to the last one's end.
+    auto repeated_packets = [&](const flit_burst& b, uint64_t k, uint64_t m) {
+        const uint64_t s0 = b.start + k * b.period, len = b.len();
+        const bool match = filtered && filter_matches(b.fields);
+        if (n_plain) {
+            slots[0] += s0 - pos + (m - 1) * (b.period - len);
+            hits += match ? m : 0;
+            slots[b.nondata_kind] += m * b.nondata;
+            slots[b.data_kind] += m * b.data;
+        }
+        for (unsigned j = 0; j < n_lanes; ++j) {
+            flit_lane& l = lanes[j];
+            if (l.header_w && match) {  // (a matching header weighs more: packet by packet)
+                uint64_t p = pos;
+                for (uint64_t q = 0; q < m; ++q) {
+                    const uint64_t sq = s0 + q * b.period;
+                    if (sq > p) l.feed(sq - p, l.w[0]);
+                    l.feed(1, l.w[b.nondata_kind] + l.header_w);
+                    if (b.nondata > 1) l.feed(b.nondata - 1u, l.w[b.nondata_kind]);
+                    if (b.data) l.feed(b.data, l.w[b.data_kind]);
+                    p = sq + len;
+                }
+            } else if (l.edge) {
+                l.repeated<true>(pos, s0, b.nondata, b.data, m, b.period, l.w[0], l.w[b.nondata_kind], l.w[b.data_kind]);
+            } else {
+                l.repeated<false>(pos, s0, b.nondata, b.data, m, b.period, l.w[0], l.w[b.nondata_kind], l.w[b.data_kind]);
+            }
+        }
+        pos = s0 + (m - 1) * b.period + len;
+    };
+    // The packets of repeated burst b from its packet k on: the whole ones
+    // inside the walk in closed form; true if that was all of them.
+    auto rest_of_repeated = [&](const flit_burst& b, uint64_t k) {
+        const uint64_t s0 = b.start + k * b.period;
+        const uint64_t whole = end < s0 + b.len() ? 0 : std::min<uint64_t>((end - s0 - b.len()) / b.period + 1, b.repeat - k);
+        if (whole) repeated_packets(b, k, whole);
+        if (k + whole < b.repeat) return false;
+        ++idx;
+        return true;
+    };
+    bool open_end = false;  // a repeated burst runs past the walk: the rest is walked below
     if (idx < nb && st.bursts[idx].start < pos) {  // a packet under way when the walk began
-        const uint64_t to = std::min(st.bursts[idx].end(), end);
-        st.walk_slots(pos, to, idx, run);
+        const flit_burst& b = st.bursts[idx];
+        uint64_t to = std::min(b.end(), end);
+        uint64_t k = b.repeat;  // the first of its packets after pos
+        if (b.repeat > 1) {
+            k = (pos - b.start + b.period - 1) / b.period;
+            if (k < b.repeat) to = std::min(b.start + k * b.period, end);
+        }
+        if (pos < to) st.walk_slots(pos, to, idx, run);
         pos = to;
+        if (k < b.repeat) open_end = pos >= end || !rest_of_repeated(b, k);
     }
     // Whole packets inside the walk, in the ring's contiguous spans (at most
     // two): a pass for the counters without a threshold (slots of each kind,
@@ -124,15 +173,16 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max
     // pass per lane with its state kept local. A lane takes each packet with
     // its idle gap in closed form (flit_lane::packet), or, when a matching
     // header adds to it, as runs: the gap, the header alone, the other
-    // non-data flits, the data flits.
-    while (idx < nb) {
+    // non-data flits, the data flits. A repeated burst ends a span and is
+    // taken by itself (rest_of_repeated).
+    while (!open_end && idx < nb) {
         size_t avail;
         const flit_burst* const first = st.bursts.contiguous(idx, avail);
         const flit_burst* const stop = first + avail;
         const flit_burst* last = first;
         uint64_t p = pos;
         if (n_plain) {
-            for (; last != stop && last->end() <= end; ++last) {
+            for (; last != stop && last->end() <= end && last->repeat == 1; ++last) {
                 const flit_burst& b = *last;
                 slots[0] += b.start - p;
                 hits += filtered && filter_matches(b.fields);
@@ -141,9 +191,12 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max
                 p = b.end();
             }
         } else {
-            while (last != stop && last->end() <= end) ++last;
+            while (last != stop && last->end() <= end && last->repeat == 1) ++last;
         }
-        if (last == first) break;
+        if (last == first) {
+            if (first->repeat > 1 && first->start >= pos && first->start < end && rest_of_repeated(*first, 0)) continue;
+            break;
+        }
         for (unsigned k = 0; k < n_lanes; ++k) {
             flit_lane l = lanes[k];
             p = pos;
@@ -176,7 +229,7 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max
         }
         pos = (last - 1)->end();
         idx += static_cast<size_t>(last - first);
-        if (last != stop) break;  // a packet not wholly inside the walk
+        if (last != stop && last->repeat == 1) break;  // a packet not wholly inside the walk
     }
     if (pos < end) st.walk_slots(pos, end, idx, run);  // a packet running past the walk, idle after
     drop_consumed(d, idx);

@@ -29,31 +29,44 @@ constexpr uint64_t slots_per_cycle = 2;
 constexpr uint64_t first_slot(cycle_t c) { return slots_per_cycle * c; }
 constexpr cycle_t cycle_of_slot(uint64_t s) { return s / slots_per_cycle; }
 
+// One packet in a direction's slots, or `repeat` equal packets whose starts
+// are `period` slots apart (a run-length burst of a trace, placed in closed
+// form: the slots between one packet's end and the next one's start are idle).
 struct flit_burst {
     uint64_t start = 0;     // first slot
-    uint32_t nondata = 1;   // non-data flits, the header first (>= 1)
-    uint32_t data = 0;      // data flits after them
+    uint16_t nondata = 1;   // non-data flits, the header first (>= 1)
+    uint16_t data = 0;      // data flits after them
     uint8_t nondata_kind = 0;
     uint8_t data_kind = 0;
+    uint32_t repeat = 1;    // packets (>= 1)
+    uint32_t period = 0;    // slots from one packet's start to the next (>= len(); repeat > 1)
     uint64_t fields = 0;    // header fields, {MATCH1, MATCH0} layout
-    uint64_t end() const { return start + nondata + data; }
+    uint64_t len() const { return uint64_t{nondata} + data; }
+    uint64_t end() const { return start + uint64_t{repeat - 1} * period + len(); }
 
     // How a burst lies in its slots, the one rule every walk follows: the
     // header alone (the only slot the packet filter sees), then the other
-    // non-data flits, then the data flits. The run of equal slots from `pos`
-    // (within the burst), cut at `limit`.
+    // non-data flits, then the data flits, then (between a repeated burst's
+    // packets) idle slots. The run of equal slots from `pos` (within the
+    // burst), cut at `limit`.
     struct run {
         uint64_t end;
         uint8_t kind;
         bool header;
     };
     run run_at(uint64_t pos, uint64_t limit) const {
-        const uint64_t data_from = start + nondata;
-        if (pos == start) return {pos + 1, nondata_kind, true};
+        uint64_t from = start;
+        if (repeat > 1) [[unlikely]] {
+            from += (pos - start) / period * period;
+            if (pos >= from + len()) return {std::min(from + period, limit), 0, false};
+        }
+        const uint64_t data_from = from + nondata;
+        if (pos == from) return {pos + 1, nondata_kind, true};
         if (pos < data_from) return {std::min(data_from, limit), nondata_kind, false};
         return {std::min(data_from + data, limit), data_kind, false};
     }
 };
+static_assert(sizeof(flit_burst) == 32, "two bursts a cache line");
 
 constexpr unsigned max_slot_kinds = 16;
 
@@ -248,6 +261,47 @@ struct flit_lane {
         // The slot left over: the last data flit, or the last non-data one.
         const uint32_t last = wa ^ ((wa ^ wb) & (0u - static_cast<uint32_t>(d > c)));
         half = static_cast<int32_t>(last | (0u - static_cast<uint32_t>((d & 1) ^ 1)));  // -1 when d is even
+    }
+
+    // A repeated burst (b.repeat packets, b.period slots apart) after slot
+    // a, the end of what came before: the same as packet() for each of its
+    // packets, but in closed form. Two packets span 2 * period slots, a whole
+    // number of cycles, so a pair that leaves the lane in the state it found
+    // (its compare result and pending slot) is followed by pairs that add the
+    // same. Pairs are taken one by one until one does (the first or the
+    // second: the pending slot depends only on where the pair ends, and the
+    // last compare result on the pair's own slots and the one before them),
+    // and the rest of them at once.
+    template <bool Edge>
+    void repeated(uint64_t a, uint64_t s, uint64_t nondata, uint64_t data, uint64_t repeat, uint64_t period,
+                  uint32_t w0, uint32_t wa, uint32_t wb) {
+        const uint64_t len = nondata + data;
+        auto one = [&] {
+            packet<Edge>(a, s, s + nondata, s + len, w0, wa, wb);
+            a = s + len;
+            s += period;
+            --repeat;
+        };
+        one();
+        bool prev_before = prev;
+        int32_t half_before = half;
+        uint64_t add_before = add;
+        while (repeat >= 2) {
+            one();
+            one();
+            if (prev == prev_before && half == half_before) {  // the next pairs add what this one did
+                const uint64_t more = repeat / 2;
+                add += (add - add_before) * more;
+                a += 2 * period * more;
+                s += 2 * period * more;
+                repeat -= 2 * more;
+                break;
+            }
+            prev_before = prev;
+            half_before = half;
+            add_before = add;
+        }
+        if (repeat) one();
     }
 
 private:

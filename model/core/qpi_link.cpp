@@ -1,6 +1,7 @@
 #include "core/qpi_link.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace pmonsim {
 
@@ -39,6 +40,47 @@ qpi_link::qpi_link(box_core& box) : box_(box) {
         k.nondata[16 | qpi_mc::ndr] = ndr_ad;  // the others the same as without the tag
     }
     box_.filter_headers_of(static_cast<unsigned>(qpi_dir::rx));
+}
+
+void qpi_link::post_packets(qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t count, const qpi_packet& p) {
+    if (count == 0) return;
+    qpi_packet sized = p;
+    if (!sized.flits) sized.flits = static_cast<uint16_t>(shape_of(p).flits);
+    const uint64_t len = sized.flits, period = slots_per_cycle * spacing;
+    const uint64_t max_run = std::numeric_limits<uint32_t>::max();
+    if (count == 1 || period > max_run) {  // (spacings beyond a repeated burst's: one by one)
+        for (uint64_t k = 0; k < count; ++k) post_packet(dir, at + k * spacing, sized);
+        return;
+    }
+    const unsigned d = static_cast<unsigned>(dir);
+    const dir_kinds& k = kinds_[d];
+    const unsigned mc = sized.mc & 15u;
+    flit_burst b;
+    b.data = static_cast<uint16_t>(data_flits(mc, sized.flits));
+    b.nondata = static_cast<uint16_t>(sized.flits - b.data);
+    b.nondata_kind = k.nondata[unsigned{sized.ring_ad} << 4 | mc];
+    b.data_kind = k.data[mc];
+    b.fields = dir == qpi_dir::rx ? filter_fields(sized) : 0;
+    // Packet j starts at max(the previous one's end, its own cycle's first
+    // slot): back to back from `first` while the delay first - 2 at is at
+    // least j (period - len), then at its own slot.
+    const uint64_t first = std::max(next_slot_[d], first_slot(at));
+    const uint64_t delay = first - first_slot(at);
+    const uint64_t behind = period <= len ? count : std::min(count, delay / (period - len) + 1);
+    auto place = [&](uint64_t start, uint64_t n, uint64_t step) {
+        while (n) {  // (in runs a repeated burst can count)
+            b.start = start;
+            b.repeat = static_cast<uint32_t>(std::min(n, max_run));
+            b.period = b.repeat > 1 ? static_cast<uint32_t>(step) : 0;
+            box_.post_link_burst(d, b);
+            start += b.repeat * step;
+            n -= b.repeat;
+            next_slot_[d] = b.end();
+        }
+    };
+    place(first, behind, len);
+    place(first_slot(at + behind * spacing), count - behind, period);
+    packets_[d] += count;
 }
 
 cycle_t qpi_link::post_unsized(qpi_dir dir, cycle_t at, const qpi_packet& p) {

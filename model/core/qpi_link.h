@@ -47,6 +47,11 @@ public:
         ++packets_[d];
         return cycle_of_slot(b.start);
     }
+    // `count` equal packets, the k-th ready in cycle at + k * spacing: placed
+    // exactly as post_packet() would place them one by one, as at most two
+    // repeated bursts (back to back while the link is behind, then one every
+    // `spacing` cycles), so that the walks count them in closed form.
+    void post_packets(qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t count, const qpi_packet& p);
     // First free flit slot (2 per cycle) in a direction.
     uint64_t next_free_slot(qpi_dir dir) const { return next_slot_[static_cast<int>(dir)]; }
     uint64_t packets(qpi_dir dir) const { return packets_[static_cast<int>(dir)]; }

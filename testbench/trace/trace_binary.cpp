@@ -768,7 +768,21 @@ struct alignas(64) binary_trace_decoder::impl {
         }
     }
 
-    bool next_compact(packet_record& r) {
+    // The next packet: of an open burst, or the file's next record.
+    __attribute__((always_inline)) bool next_compact(packet_record& r) {
+        if (bursts.empty() && !have_item && !items_done) {  // the usual: a record read and returned at once
+            read_item();
+            if (items_done) return false;
+            if (item.repeat == 1) {
+                have_item = false;
+                emit(item.key, item.time, item_number, r);
+                return true;
+            }
+        }
+        return next_merged(r);
+    }
+
+    bool next_merged(packet_record& r) {
         if (!have_item && !items_done) read_item();
         cw::packet_key key;
         uint64_t v = 0, number = 0;
@@ -787,6 +801,11 @@ struct alignas(64) binary_trace_decoder::impl {
             }
             have_item = false;
         }
+        emit(key, v, number, r);
+        return true;
+    }
+
+    __attribute__((always_inline)) void emit(const cw::packet_key& key, uint64_t v, uint64_t number, packet_record& r) {
         put_record(key, r);
         r.line = static_cast<unsigned>(number);
         if (unit == time_unit::ps) {
@@ -800,7 +819,6 @@ struct alignas(64) binary_trace_decoder::impl {
         prev_time = r.time;
         prev_record = number;
         records = ++emitted;
-        return true;
     }
 
     __attribute__((always_inline)) bool next(packet_record& r) {

@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <array>
 #include <limits>
 #include <optional>
@@ -145,11 +146,21 @@ qpi_packet random_packet(std::mt19937_64& rng) {
     return p;
 }
 
-// Packets with header times in [0, until), in `at` order.
-std::vector<timed_packet> random_traffic(std::mt19937_64& rng, cycle_t until) {
+// Packets with header times in [0, until), in `at` order. With `streams`,
+// also runs of equal packets at a constant spacing (a trace's run-length
+// bursts): some faster than the link drains them, some slower.
+std::vector<timed_packet> random_traffic(std::mt19937_64& rng, cycle_t until, bool streams = false) {
     std::vector<timed_packet> out;
     cycle_t t = rng() % 20;
     while (t < until) {
+        if (streams && rng() % 3 == 0) {
+            const qpi_packet p = random_packet(rng);
+            const cycle_t spacing = 1 + rng() % (rng() % 2 ? 12 : 3);
+            const unsigned n = 2 + rng() % (rng() % 4 ? 40 : 400);
+            for (unsigned k = 0; k < n && t < until; ++k, t += spacing) out.push_back({t, p});
+            t += rng() % 30;
+            continue;
+        }
         switch (rng() % 8) {
             case 0:
             case 1:
@@ -232,7 +243,7 @@ void serialize(const std::array<dir_inputs, 2>& ins, cycle_t horizon, stimulus& 
 // Traffic in [0, traffic_until), runs of generic inputs, and the per-cycle
 // serialization over [0, horizon).
 stimulus make_stimulus(std::mt19937_64& rng, const box_spec& spec, const std::array<dir_inputs, 2>& ins,
-                       cycle_t horizon, cycle_t traffic_until, unsigned generic_inputs) {
+                       cycle_t horizon, cycle_t traffic_until, unsigned generic_inputs, bool streams = false) {
     const event_catalog& cat = *spec.catalog;
     const unsigned n_in = cat.input_count();
     const unsigned clock_input = *cat.input_of(*cat.find("CLOCKTICKS"), -1);
@@ -240,7 +251,7 @@ stimulus make_stimulus(std::mt19937_64& rng, const box_spec& spec, const std::ar
     stimulus st;
     st.in.assign(horizon, std::vector<uint64_t>(n_in, 0));
     st.rx_headers.assign(horizon, {});
-    for (int d = 0; d < 2; ++d) st.packets[d] = random_traffic(rng, traffic_until);
+    for (int d = 0; d < 2; ++d) st.packets[d] = random_traffic(rng, traffic_until, streams);
     serialize(ins, horizon, st);
     // The box drives CLOCKTICKS itself: one in every cycle.
     for (auto& row : st.in) row[clock_input] = 1;
@@ -349,7 +360,18 @@ uint64_t random_mask(std::mt19937_64& rng) {
 struct qpi_case {
     cpu_model cpu;
     bool incremental;  // post packets just ahead of the walk instead of all up front
+    bool bursts = false;  // traffic with streams of equal packets, posted as runs (qpi_link::post_packets)
 };
+
+// The run of packets from `i` that are equal and evenly spaced, before `limit`.
+size_t run_length(const std::vector<timed_packet>& v, size_t i, cycle_t limit) {
+    size_t j = i + 1;
+    if (j >= v.size() || v[j].at >= limit || v[j].at == v[i].at) return 1;
+    const cycle_t spacing = v[j].at - v[i].at;
+    auto same = [](const qpi_packet& a, const qpi_packet& b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+    while (j < v.size() && v[j].at < limit && v[j].at - v[j - 1].at == spacing && same(v[j].p, v[i].p)) ++j;
+    return j - i;
+}
 
 class QpiDifferential : public ::testing::TestWithParam<qpi_case> {};
 
@@ -363,14 +385,16 @@ TEST_P(QpiDifferential, LinkCountingMatchesPerCycleReference) {
     constexpr cycle_t N = 4000;
     constexpr uint64_t kSeeds = 80;
     uint64_t compared = 0, input_checks = 0, predictions = 0, packets = 0, messages = 0, wraps = 0, cto_counted = 0;
+    uint64_t runs_posted = 0;
 
     for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
-        std::mt19937_64 rng(seed * 104729 + static_cast<uint64_t>(qc.cpu) * 17 + (qc.incremental ? 5 : 0));
+        std::mt19937_64 rng(seed * 104729 + static_cast<uint64_t>(qc.cpu) * 17 + (qc.incremental ? 5 : 0) +
+                            (qc.bursts ? 11 : 0));
         diagnostic_sink diags;
         box_core box(spec, clock_domain(1000000000ull), &diags);
         qpi_link link(box);
         reference_box ref(spec);
-        const stimulus st = make_stimulus(rng, spec, ins, N, N, 6);
+        const stimulus st = make_stimulus(rng, spec, ins, N, N, 6, qc.bursts);
 
         // Posting to the model under test: everything whose time is before `limit`.
         std::array<size_t, 2> next_pkt{};
@@ -379,6 +403,13 @@ TEST_P(QpiDifferential, LinkCountingMatchesPerCycleReference) {
             for (int d = 0; d < 2; ++d)
                 for (; next_pkt[d] < st.packets[d].size() && st.packets[d][next_pkt[d]].at < limit; ++next_pkt[d]) {
                     const timed_packet& tp = st.packets[d][next_pkt[d]];
+                    if (const size_t n = qc.bursts ? run_length(st.packets[d], next_pkt[d], limit) : 1; n > 1) {
+                        link.post_packets(static_cast<qpi_dir>(d), tp.at, st.packets[d][next_pkt[d] + 1].at - tp.at, n,
+                                          tp.p);
+                        runs_posted += n;
+                        next_pkt[d] += n - 1;
+                        continue;
+                    }
                     const cycle_t h = link.post_packet(static_cast<qpi_dir>(d), tp.at, tp.p);
                     ASSERT_EQ(h, st.header_cycle[d][next_pkt[d]])
                         << "seed " << seed << " dir " << d << " packet " << next_pkt[d] << " at " << tp.at
@@ -588,15 +619,20 @@ TEST_P(QpiDifferential, LinkCountingMatchesPerCycleReference) {
     if (qc.cpu == cpu_model::ivb_ep) {  // SNB-EP has no ov_en: no messages
         EXPECT_GT(messages, kSeeds / 2);
     }
+    if (qc.bursts) {  // (incremental posting sees only the runs inside its lookahead)
+        EXPECT_GT(runs_posted, qc.incremental ? kSeeds * 10 : kSeeds * 100);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Qpi, QpiDifferential,
     ::testing::Values(qpi_case{cpu_model::snb_ep, false}, qpi_case{cpu_model::snb_ep, true},
-                      qpi_case{cpu_model::ivb_ep, false}, qpi_case{cpu_model::ivb_ep, true}),
+                      qpi_case{cpu_model::ivb_ep, false}, qpi_case{cpu_model::ivb_ep, true},
+                      qpi_case{cpu_model::snb_ep, false, true}, qpi_case{cpu_model::snb_ep, true, true},
+                      qpi_case{cpu_model::ivb_ep, false, true}, qpi_case{cpu_model::ivb_ep, true, true}),
     [](const ::testing::TestParamInfo<qpi_case>& p) {
         return std::string(p.param.cpu == cpu_model::snb_ep ? "snb" : "ivb") +
-               (p.param.incremental ? "_incremental" : "_up_front");
+               (p.param.incremental ? "_incremental" : "_up_front") + (p.param.bursts ? "_runs" : "");
     });
 
 // ---------------------------------------------------------------------------

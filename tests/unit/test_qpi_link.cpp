@@ -424,6 +424,64 @@ TEST(QpiLinkSerialize, FlitCountsByClassThroughCounters) {
     EXPECT_EQ(q.box.counter_value(3), 27u);
 }
 
+// post_packets(): a run of equal packets placed as one by one, in closed form.
+TEST(QpiLinkRuns, PlacedAsOneByOne) {
+    // DRS (9 flits) every 4 cycles (8 slots) from cycle 2 is more than the
+    // link carries: behind a 36-flit packet in slots 4-39, all 100 go back to
+    // back from slot 40.
+    port one, runs;
+    qpi_packet big = pkt(qpi_mc::ncb);
+    big.flits = 36;
+    one.link.post_packet(qpi_dir::rx, 2, big);
+    runs.link.post_packet(qpi_dir::rx, 2, big);
+    EXPECT_EQ(one.link.next_free_slot(qpi_dir::rx), 40u);
+    const qpi_packet drs = pkt(qpi_mc::drs);
+    for (uint64_t k = 0; k < 100; ++k) one.link.post_packet(qpi_dir::rx, 2 + 4 * k, drs);
+    runs.link.post_packets(qpi_dir::rx, 2, 4, 100, drs);
+    EXPECT_EQ(one.link.next_free_slot(qpi_dir::rx), 40u + 100 * 9);
+    EXPECT_EQ(runs.link.next_free_slot(qpi_dir::rx), 40u + 100 * 9);
+    EXPECT_EQ(runs.link.packets(qpi_dir::rx), 101u);
+    // SNP (1 flit) every 3 cycles (6 slots) from cycle 0, behind a 36-flit
+    // packet in slots 0-35: packet j goes back to back (slot 36 + j) while the
+    // delay 36 >= j * (6 - 1), so j <= 7 (slots 36-43); packet 8 at its own
+    // slot 48, then every 6 slots: the last (19) at slot 114.
+    port a, b;
+    a.link.post_packet(qpi_dir::tx, 0, big);
+    b.link.post_packet(qpi_dir::tx, 0, big);
+    for (uint64_t k = 0; k < 20; ++k) a.link.post_packet(qpi_dir::tx, 3 * k, pkt(qpi_mc::snp));
+    b.link.post_packets(qpi_dir::tx, 0, 3, 20, pkt(qpi_mc::snp));
+    EXPECT_EQ(a.link.next_free_slot(qpi_dir::tx), 6u * 19 + 1);
+    EXPECT_EQ(b.link.next_free_slot(qpi_dir::tx), 6u * 19 + 1);
+    a.ctl(0, kTxG0DataNon);
+    b.ctl(0, kTxG0DataNon);
+    a.box.advance_to(200);
+    b.box.advance_to(200);
+    EXPECT_EQ(a.box.counter_value(0), 36u + 20);
+    EXPECT_EQ(b.box.counter_value(0), 36u + 20);
+}
+
+// A billion-packet run counted in closed form, with values worked out by
+// hand: DRS (1 header + 8 data flits) every 5 cycles from cycle 0 on rx, so
+// each 10-slot period is 1 non-data, 8 data and 1 idle slot.
+TEST(QpiLinkRuns, ABillionPacketsInClosedForm) {
+    port q;
+    constexpr uint64_t n = 1000000000;
+    q.ctl(0, kRxG1DrsData);
+    q.ctl(1, kRxG0Idle);
+    q.ctl(2, kRxG0DataNon | 2u << 24);       // thresh 2: cycles with both slots used
+    q.ctl(3, kRxG0DataNon | 2u << 24 | 1u << 18);  // the same, edge: rising into such a run
+    q.link.post_packets(qpi_dir::rx, 0, 5, n, pkt(qpi_mc::drs));
+    q.box.advance_to(5 * n + 10);
+    EXPECT_EQ(q.box.counter_value(0), 8 * n);
+    // Idle: the last slot of each period but the last packet's, then slots
+    // 10n - 1 .. 10n + 19 after the last packet: 21.
+    EXPECT_EQ(q.box.counter_value(1), (n - 1) + 21);
+    // Each period: cycles 5k .. 5k+4 hold slots 10k .. 10k+9; slot 10k+9 is idle, so
+    // cycles 5k..5k+3 are full (4 a period) and 5k+4 is half: 4n, and one rise a period.
+    EXPECT_EQ(q.box.counter_value(2), 4 * n);
+    EXPECT_EQ(q.box.counter_value(3), n);
+}
+
 TEST(QpiLinkSerialize, FlitCountsByClassThroughInputs) {
     port q;
     // DRS WbIDataPtl (11 flits) at 0: slots 0..10; non-data 0, 1, 2; data 3..10.
