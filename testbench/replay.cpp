@@ -171,6 +171,15 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
         // all, so memory stays flat however many files there are.
         constexpr size_t kAheadRecords = 65536, kDepth = 8;
         const size_t batch = std::max<size_t>(256, kAheadRecords / kDepth / std::max<size_t>(2, paths_.size()));
+        // Bursts of equal packets in closed form: QPI link packets only.
+        switch (route_) {
+            case packet_route::qpi_link:
+                for (auto& r : readers_)
+                    if (r->kind() == trace::trace_kind::packets) r->keep_bursts();
+                runs_.resize(size_t{sys.sockets()} * ctx_.qpi_ports * 2);
+                break;
+            case packet_route::home_logic: break;
+        }
         packets_.use_reading_thread(batch, kDepth);
         events_.use_reading_thread(batch, kDepth);
         more_ = std::min(packets_.next_time(), events_.next_time()) != ~time_ps{0};
@@ -223,8 +232,10 @@ replayer::~replayer() = default;
 
 time_ps replayer::time_left(time_ps now) const {
     if (more_) {  // records still to post: run to the last one (or the last one read so far)
-        const time_ps last =
+        time_ps last =
             when_ == checking::before ? last_ : std::max(packets_.last_in_hand(), events_.last_in_hand());
+        for (size_t s : open_runs_)  // (a run's last packet is after its record)
+            for (const pending_run& r : runs_[s]) last = std::max(last, run_packet_time(r, r.next + (r.left - 1) * r.spacing));
         if (last >= now) return last + 1 - now;
     }
     time_ps end = end_;  // event runs; packets end where their ports' last flit does
@@ -256,7 +267,7 @@ time_ps replayer::post_due(time_ps until) {
     for (trace::trace_merger::run r; (r = packets_.next_run(until)).n != 0;) {
         for (size_t i = 0; i < r.n; ++i) {
             fetch_ahead(r.packets + i);
-            post_packet(r.packets[i]);
+            post_packet(r.packets[i], r.source);
         }
         posted_ += r.n;
         posted_packets_ += r.n;
@@ -268,8 +279,13 @@ time_ps replayer::post_due(time_ps until) {
         }
         posted_ += r.n;
     }
+    const time_ps next_record = std::min(packets_.next_time(), events_.next_time());
+    if (!open_runs_.empty()) {  // up to the next record, which may share a stream with a run
+        const std::vector<size_t> open = open_runs_;
+        for (size_t s : open) place_runs(s, std::max(until, next_record), 0);
+    }
     end_posts();
-    const time_ps next = std::min(packets_.next_time(), events_.next_time());
+    const time_ps next = std::min(next_record, next_run_packet());
     more_ = next != ~time_ps{0};
     if (progress_) poll_progress();
     return next;
@@ -309,6 +325,64 @@ void replayer::end_posts() {
 }
 
 void replayer::no_such_box() { throw std::logic_error("replay: a record for a box this machine lacks"); }
+
+void replayer::post_with_runs(const trace::packet_record& p, size_t source, size_t stream) {
+    if (!runs_[stream].empty()) place_runs(stream, p.time, source);
+    if (p.repeat > 1) {
+        if (runs_[stream].empty()) open_runs_.push_back(stream);
+        runs_[stream].push_back({p.packet, p.socket, p.port, p.dir, p.cycle, p.repeat, p.spacing, source});
+        posted_packets_ += p.repeat - 1;  // (post_due counts the record)
+        posted_ += p.repeat - 1;
+        return;
+    }
+    touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
+}
+
+time_ps replayer::run_packet_time(const pending_run& r, cycle_t c) const {
+    return boxes_[box_index(r.socket, box_kind::qpi, r.port)].module->core().clock().cycle_start(c);
+}
+
+void replayer::place_runs(size_t stream, time_ps t, size_t ties_below) {
+    std::vector<pending_run>& v = runs_[stream];
+    // Whether a packet of run r at time u comes before time t.
+    auto before = [&](const pending_run& r, time_ps u) { return u < t || (u == t && r.source < ties_below); };
+    while (v.size() > 1) {  // overlapping runs: the earliest packet first (ties: earlier trace, older run)
+        size_t i = 0;
+        for (size_t j = 1; j < v.size(); ++j) {
+            const time_ps tj = run_packet_time(v[j], v[j].next), ti = run_packet_time(v[i], v[i].next);
+            if (tj < ti || (tj == ti && v[j].source < v[i].source)) i = j;
+        }
+        pending_run& r = v[i];
+        if (!before(r, run_packet_time(r, r.next))) return;
+        touch(box_index(r.socket, box_kind::qpi, r.port)).link->post_packet(r.dir, r.next, r.packet);
+        r.next += r.spacing;
+        if (--r.left == 0) v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (v.empty()) return;
+    pending_run& r = v.front();
+    box_ref& b = touch(box_index(r.socket, box_kind::qpi, r.port));
+    const clock_domain& clk = b.module->core().clock();
+    // Its packets in cycles before `limit`: those that come before t.
+    const bool with_ties = r.source < ties_below;
+    const cycle_t limit = t == ~time_ps{0} ? ~cycle_t{0} : clk.cycles_before(with_ties ? t + 1 : t);
+    const uint64_t n = limit <= r.next ? 0 : std::min(r.left, (limit - r.next - 1) / r.spacing + 1);
+    if (n) {
+        b.link->post_packets(r.dir, r.next, r.spacing, n, r.packet);
+        r.left -= n;
+        r.next += n * r.spacing;
+    }
+    if (r.left == 0) {
+        v.clear();
+        open_runs_.erase(std::find(open_runs_.begin(), open_runs_.end(), stream));
+    }
+}
+
+time_ps replayer::next_run_packet() const {
+    time_ps next = ~time_ps{0};
+    for (size_t s : open_runs_)
+        for (const pending_run& r : runs_[s]) next = std::min(next, run_packet_time(r, r.next));
+    return next;
+}
 
 void replayer::post_request(const trace::packet_record& p) {
     box_core& core = touch(box_index(p.socket, box_kind::uncore, 0)).module->core();

@@ -88,15 +88,50 @@ private:
     // spooled, or missing ones): a pipe given by name (`<(zcat t.gz)`) can
     // be read once, so a bad row in it is reported as reading met it.
     bool rereadable() const;
-    // (Inline: once per packet, in post_due()'s loop.)
-    void post_packet(const trace::packet_record& p) {
+    // (Inline: once per packet, in post_due()'s loop.) `source`: the trace
+    // it came from (the merger's index).
+    void post_packet(const trace::packet_record& p, size_t source) {
         switch (route_) {
-            case packet_route::qpi_link:
+            case packet_route::qpi_link: {
+                const size_t s = stream_of(p.socket, p.port, p.dir);
+                if (!runs_[s].empty() || p.repeat > 1) [[unlikely]] return post_with_runs(p, source, s);
                 touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
                 return;
+            }
             case packet_route::home_logic: post_request(p); return;
         }
     }
+
+    // Run-length bursts (trace_reader::keep_bursts): a burst record becomes
+    // a pending run of its stream, whose packets are placed in closed form
+    // (qpi_link::post_packets) in as few pieces as the other records allow:
+    // before a record of the same stream, the packets that come before it
+    // (at an equal time, those of runs from earlier traces: the merger's
+    // order, and a reader's, which gives a trace's records before its bursts'
+    // later packets); at the end of a feed, every run's packets
+    // up to the next record of any trace (nothing can come between them
+    // then). Runs of one stream that overlap (two traces, or a file not
+    // written by pmonsim) are placed packet by packet in time order while
+    // they do.
+    struct pending_run {
+        qpi_packet packet;
+        uint8_t socket = 0, port = 0;
+        qpi_dir dir = qpi_dir::rx;
+        cycle_t next = 0;   // the cycle of its next packet
+        uint64_t left = 0;  // packets still to place
+        uint64_t spacing = 0;
+        size_t source = 0;
+    };
+    size_t stream_of(unsigned socket, unsigned port, qpi_dir dir) const {
+        return (size_t{socket} * ctx_.qpi_ports + port) * 2 + static_cast<size_t>(dir);
+    }
+    void post_with_runs(const trace::packet_record& p, size_t source, size_t stream);
+    // Places the packets of a stream's runs that come before time t: those
+    // before t, and those at t of runs from the traces before `ties_below`
+    // (a record of trace k: k; 0: none).
+    void place_runs(size_t stream, time_ps t, size_t ties_below);
+    time_ps run_packet_time(const pending_run& r, cycle_t c) const;
+    time_ps next_run_packet() const;
     // A request reaching a socket's home logic: to its uncore box's
     // address/opcode filter.
     void post_request(const trace::packet_record& p);
@@ -152,6 +187,8 @@ private:
     time_ps last_ = 0;  // the last record's time (found by check_all())
     uint64_t posted_ = 0;
     uint64_t posted_packets_ = 0;
+    std::vector<std::vector<pending_run>> runs_;  // by stream (socket, port, direction), oldest first
+    std::vector<size_t> open_runs_;               // the streams that have one
     progress_meter* progress_ = nullptr;
     // Bytes read from the trace files (by the reading thread; counted per block).
     std::atomic<uint64_t> bytes_read_{0};

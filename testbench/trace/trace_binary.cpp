@@ -653,6 +653,7 @@ struct alignas(64) binary_trace_decoder::impl {
     uint64_t file_time = 0;       // the time and socket of the record before it
     uint8_t file_socket = 0;
     compact::burst_queue bursts;  // the rest of bursts already begun
+    bool whole_bursts = false;    // bursts returned as one record (keep_bursts)
     uint64_t emitted = 0;         // packets returned
 
     // Bytes for at least one whole record at pos, unless the file ends
@@ -778,6 +779,14 @@ struct alignas(64) binary_trace_decoder::impl {
                 emit(item.key, item.time, item_number, r);
                 return true;
             }
+            if (whole_bursts && item.spacing <= std::numeric_limits<uint32_t>::max()) {
+                have_item = false;
+                emit(item.key, item.time, item_number, r);
+                r.repeat = static_cast<uint32_t>(item.repeat);
+                r.spacing = static_cast<uint32_t>(item.spacing);
+                records = emitted += item.repeat - 1;
+                return true;
+            }
         }
         return next_merged(r);
     }
@@ -786,7 +795,7 @@ struct alignas(64) binary_trace_decoder::impl {
         if (!have_item && !items_done) read_item();
         cw::packet_key key;
         uint64_t v = 0, number = 0;
-        if (!bursts.empty() && (items_done || bursts.next_time() <= item.time)) {
+        if (!bursts.empty() && (items_done || bursts.next_time() < item.time)) {  // (records first at a time)
             bursts.pop(key, v, number);
         } else {
             if (items_done) return false;
@@ -807,6 +816,7 @@ struct alignas(64) binary_trace_decoder::impl {
 
     __attribute__((always_inline)) void emit(const cw::packet_key& key, uint64_t v, uint64_t number, packet_record& r) {
         put_record(key, r);
+        r.repeat = 1;
         r.line = static_cast<unsigned>(number);
         if (unit == time_unit::ps) {
             r.time = v;
@@ -828,6 +838,7 @@ struct alignas(64) binary_trace_decoder::impl {
         if (!b) return false;
         if (!packet_ok(b)) bad_packet(b);
         r.addr = no_addr;
+        r.repeat = 1;
         r.line = static_cast<unsigned>(current);
         r.socket = b[pk::socket];
         r.port = b[pk::port];
@@ -984,6 +995,7 @@ binary_trace_decoder::~binary_trace_decoder() = default;
 trace_kind binary_trace_decoder::kind() const { return p_->kind; }
 time_unit binary_trace_decoder::unit() const { return p_->unit; }
 uint64_t binary_trace_decoder::records() const { return p_->records; }
+void binary_trace_decoder::keep_bursts() { p_->whole_bursts = p_->compact && p_->unit == time_unit::cycles; }
 bool binary_trace_decoder::next(packet_record& r) { return p_->next(r); }
 bool binary_trace_decoder::next(event_record& r) { return p_->next(r); }
 

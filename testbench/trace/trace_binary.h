@@ -127,6 +127,9 @@ public:
     // making records (validation keeps only the times): how many, and the
     // times of the first and last of them.
     std::size_t check_packets(std::size_t n, time_ps& first, time_ps& last, std::exception_ptr& error);
+    // Version 3 in cycles: bursts whose spacing fits 32 bits come as one
+    // record (trace_reader::keep_bursts).
+    void keep_bursts();
 
 private:
     struct impl;

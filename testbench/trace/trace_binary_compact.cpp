@@ -96,35 +96,65 @@ void burst_finder::add(const record& packet) {
     if (open_.empty()) open_.assign(256 * 4 * 2, 0);
     const std::size_t s = stream_of(packet.key);
     const uint64_t t = packet.time;
+    if (!any_ || t > now_) {  // the extensions at the previous time were the last packets of it
+        tentative_.clear();
+        now_ = t;
+    }
+    any_ = true;
     if (open_[s]) {
         item& it = pending_[open_[s] - 1 - base_];
         record& b = it.r;
-        const bool next_in_step = b.repeat == 1 || t == b.last_time() + b.spacing;
-        if (any_ && last_time_ < t && next_in_step && b.repeat < max_repeat && b.key == packet.key &&
+        const bool next_in_step = b.repeat == 1 ? t > b.time : t == b.last_time() + b.spacing;
+        // (Continuations at one time come oldest burst first: this one must
+        // be younger than those extended at t already.)
+        const bool in_order = tentative_.empty() || open_[s] > tentative_.back();
+        if (next_in_step && in_order && b.repeat < max_repeat && b.key == packet.key &&
             b.default_flits == packet.default_flits) {
             if (b.repeat == 1) b.spacing = t - b.time;
             ++b.repeat;
-            last_time_ = t;
+            tentative_.push_back(open_[s]);
             return;
         }
+    }
+    // A record of its own at t: the continuations already at t would come
+    // after it in the file's order, so they become records of their own too,
+    // before it.
+    for (const uint64_t number : tentative_) {
+        item& it = pending_[number - 1 - base_];
+        record single = it.r;
+        single.time = it.r.last_time();
+        single.repeat = 1;
+        single.spacing = 0;
+        if (--it.r.repeat == 1) it.r.spacing = 0;
         it.open = false;
+        open_[stream_of(it.r.key)] = 0;
+        push(single);
+    }
+    tentative_.clear();
+    if (open_[s]) {
+        pending_[open_[s] - 1 - base_].open = false;
         open_[s] = 0;
     }
-    pending_.push_back({packet, true});
+    push(packet);
+    release();
+}
+
+void burst_finder::push(const record& single) {
+    pending_.push_back({single, true});
     pending_.back().r.repeat = 1;
     pending_.back().r.spacing = 0;
-    open_[s] = base_ + pending_.size();
-    any_ = true;
-    last_time_ = t;
+    open_[stream_of(single.key)] = base_ + pending_.size();
     if (pending_.size() > max_pending && pending_.front().open) {
         pending_.front().open = false;
         open_[stream_of(pending_.front().r.key)] = 0;
     }
-    release();
 }
 
 void burst_finder::release() {
-    while (!pending_.empty() && !pending_.front().open) {
+    // (Not a burst extended at the current time: a record at that time may
+    // still take its last packet back.)
+    while (!pending_.empty() && !pending_.front().open &&
+           !(pending_.front().r.repeat > 1 && pending_.front().r.last_time() == now_)) {
         ready_.push_back(pending_.front().r);
         pending_.pop_front();
         ++base_;
@@ -132,6 +162,8 @@ void burst_finder::release() {
 }
 
 void burst_finder::finish() {
+    tentative_.clear();
+    now_ = ~uint64_t{0};  // (nothing can take a packet back now)
     for (item& it : pending_) it.open = false;
     std::fill(open_.begin(), open_.end(), 0);
     release();

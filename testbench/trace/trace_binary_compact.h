@@ -86,11 +86,14 @@ std::size_t decode(const unsigned char* p, const unsigned char* end, uint64_t pr
 // The writer's run finder. Packets go in in time order; records come out in
 // file order, each burst at its first packet's place. A packet extends the
 // open burst of its socket, port and direction when it equals that burst's
-// packet, comes at the burst's next time (the second packet sets the spacing)
-// and is the first packet of its time overall: then a reader that puts a
-// burst's packet before the records after it with the same time gives back
-// exactly the packets that went in, in their order. A burst stays open until
-// its stream's next packet does not extend it, it reaches max_repeat, or more
+// packet and comes at the burst's next time (the second packet sets the
+// spacing). A reader returns, at each time, the file's records first and then
+// the bursts' later packets, oldest burst first; so the finder keeps an
+// extension only if no record of its own follows at that time and the
+// extensions of one time come in the order of their bursts. Otherwise the
+// packet becomes a record of its own. Then a reader gives back exactly the
+// packets that went in, in their order. A burst stays open until its
+// stream's next packet does not extend it, it reaches max_repeat, or more
 // than max_pending records wait behind it.
 class burst_finder {
 public:
@@ -110,19 +113,21 @@ private:
     static std::size_t stream_of(const packet_key& k) {
         return (std::size_t{k.socket} * 4 + w_port.get(k.word)) * 2 + w_dir.get(k.word);
     }
+    void push(const record& single);
     void release();
 
     std::deque<item> pending_;
     uint64_t base_ = 0;                  // number of the item at pending_.front()
     std::vector<uint64_t> open_;         // by stream: 1 + number of its open item, or 0
     bool any_ = false;
-    uint64_t last_time_ = 0;             // of the last packet added
+    uint64_t now_ = 0;                   // the time of the last packet added
+    std::vector<uint64_t> tentative_;    // 1 + numbers of the bursts extended at now_, in order
     std::vector<record> ready_;
 };
 
 // The reader's side: the packets of open bursts, in time order (ties: the
 // burst read first). The decoder emits the earliest of these and the next
-// record of the file, bursts first on equal times.
+// record of the file, the file's record first on equal times.
 class burst_queue {
 public:
     bool empty() const { return heap_.empty(); }

@@ -197,6 +197,10 @@ std::size_t trace_reader::read(event_record* out, std::size_t n) {
     return p_->read(out, n);
 }
 
+void trace_reader::keep_bursts() {
+    if (p_->bin) p_->bin->keep_bursts();
+}
+
 std::size_t trace_reader::skim_packets(std::size_t n, time_ps& first, time_ps& last) {
     if (p_->kind != trace_kind::packets) p_->wrong_kind(trace_kind::packets);
     if (!p_->bin) {

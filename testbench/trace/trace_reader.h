@@ -124,12 +124,17 @@ struct packet_record {
     uint8_t port = 0;    // QPI port; home_logic: the request's home_src
     qpi_dir dir = qpi_dir::rx;
     qpi_packet packet;   // packet.flits is always set: the `flits` column or shape_of()
+    // A run-length burst, from a reader that keeps them (trace_reader::
+    // keep_bursts): `repeat` equal packets, the k-th in cycle cycle + k *
+    // spacing. Every other record is one packet: repeat 1.
+    uint32_t repeat = 1;
+    uint32_t spacing = 0;  // QCLK cycles
 
     home_src source() const { return static_cast<home_src>(port); }
 };
 // The reading thread writes them on one core and the replay reads them on
-// the other, 40 bytes per packet.
-static_assert(sizeof(packet_record) == 40);
+// the other, 48 bytes per packet.
+static_assert(sizeof(packet_record) == 48);
 
 // The name of the box an event record drives: "ubox", "r2pcie", "qpi0",
 // "qpi1" or "qpi2", held in place (up to 7 characters; longer ones are cut).
@@ -231,6 +236,13 @@ public:
     // how many and the times of the first and last (binary traces are then
     // checked without making records). The same checks and errors as read().
     std::size_t skim_packets(std::size_t n, time_ps& first, time_ps& last);
+
+    // From now on, return a run-length burst of a binary trace (version 3,
+    // in cycles, its spacing within 32 bits) as one record (repeat > 1)
+    // instead of its packets one by one; its packets then follow the
+    // records after it only in time. For a replay that places bursts in
+    // closed form (replay.h); every other reader sees packets.
+    void keep_bursts();
 
 private:
     struct impl;

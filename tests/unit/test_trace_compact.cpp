@@ -96,7 +96,8 @@ std::string write(const std::vector<packet_record>& v, time_unit unit, packet_la
 TEST(TraceCompact, BytesFollowTheDocument) {
     // Four equal DRS packets 5 cycles apart (a burst), an NDR packet between
     // them on socket 1 with 2 flits and ring AD, and an SNP packet at the
-    // burst's last cycle, after it.
+    // burst's last cycle, before its packet there (a burst's later packets
+    // come after the records of their time).
     packet_record p = packet(5, 0, 1, qpi_dir::rx, qpi_mc::drs);
     p.packet.dnid = 3;
     p.packet.rds = 8;
@@ -104,8 +105,8 @@ TEST(TraceCompact, BytesFollowTheDocument) {
     q.packet.ring_ad = true;
     q.packet.flits = 2;
     const packet_record r = packet(20, 1, 0, qpi_dir::tx, qpi_mc::snp);
-    std::vector<packet_record> in = {p, p, q, p, p, r};
-    in[1].cycle = 10, in[3].cycle = 15, in[4].cycle = 20;
+    std::vector<packet_record> in = {p, p, q, p, r, p};
+    in[1].cycle = 10, in[3].cycle = 15, in[5].cycle = 20;
     uint64_t records = 0;
     const std::string got = write(in, time_unit::cycles, packet_layout::compact, &records);
     // Word: mc 3:0, opc 7:4, vn 9:8, rnid 14:10, dnid 19:15, rds 23:20, ring 24,
@@ -122,8 +123,8 @@ TEST(TraceCompact, BytesFollowTheDocument) {
     EXPECT_EQ(back[1], "10000/10 s0 p1 rx mc14 opc0 vn0 rnid0 dnid3 rds8 flits9 AK line1");
     EXPECT_EQ(back[2], "12000/12 s1 p0 tx mc2 opc0 vn0 rnid0 dnid0 rds0 flits2 AD line2");
     EXPECT_EQ(back[3], "15000/15 s0 p1 rx mc14 opc0 vn0 rnid0 dnid3 rds8 flits9 AK line1");
-    EXPECT_EQ(back[4], "20000/20 s0 p1 rx mc14 opc0 vn0 rnid0 dnid3 rds8 flits9 AK line1");
-    EXPECT_EQ(back[5], "20000/20 s1 p0 tx mc3 opc0 vn0 rnid0 dnid0 rds0 flits1 AK line3");
+    EXPECT_EQ(back[4], "20000/20 s1 p0 tx mc3 opc0 vn0 rnid0 dnid0 rds0 flits1 AK line3");
+    EXPECT_EQ(back[5], "20000/20 s0 p1 rx mc14 opc0 vn0 rnid0 dnid3 rds8 flits9 AK line1");
 }
 
 TEST(TraceCompact, TimeInPicosecondsAndLongDeltas) {
@@ -147,10 +148,31 @@ TEST(TraceCompact, WriterFindsRunsOnlyWhereTheyReadBackTheSame) {
     // Equal spacing: one record; a changed spacing starts another.
     write({at(a, 0), at(a, 9), at(a, 18), at(a, 27), at(a, 30)}, time_unit::cycles, packet_layout::compact, &records);
     EXPECT_EQ(records, 2u);
-    // A packet of another stream at the same cycle first: the burst cannot take its packet there.
+    // A packet of another stream at the same cycle first: the burst still
+    // takes its packet there (a burst's later packets come after the records
+    // of their time).
     const packet_record b = packet(0, 0, 1, qpi_dir::rx, qpi_mc::snp);
     write({at(a, 0), at(a, 9), at(b, 18), at(a, 18), at(a, 27)}, time_unit::cycles, packet_layout::compact, &records);
-    EXPECT_EQ(records, 3u);  // [a 0, 9] b [a 18, 27]
+    EXPECT_EQ(records, 2u);  // [a 0 .. 27] b
+    // Another stream's packet at the same cycle after it: the packet is a
+    // record of its own, which starts the next run.
+    write({at(a, 0), at(a, 9), at(a, 18), at(b, 18), at(a, 27)}, time_unit::cycles, packet_layout::compact, &records);
+    EXPECT_EQ(records, 3u);  // [a 0, 9] [a 18, 27] b
+    // Two bursts extended at one cycle: in the order of their records, or the
+    // later one gives its packet back.
+    const packet_record c2 = packet(0, 1, 0, qpi_dir::tx, qpi_mc::hom0);
+    write({at(a, 0), at(c2, 1), at(a, 4), at(c2, 4), at(c2, 7), at(a, 8)}, time_unit::cycles, packet_layout::compact,
+          &records);
+    EXPECT_EQ(records, 2u);  // [a 0, 4, 8] [c2 1, 4, 7]
+    const std::vector<packet_record> out_of_order = {at(a, 0), at(c2, 1), at(c2, 4), at(a, 4), at(c2, 7), at(a, 8)};
+    const std::string f2 = write(out_of_order, time_unit::cycles, packet_layout::compact, &records);
+    EXPECT_EQ(records, 4u);  // [a 0] [c2 1] [c2 4, 7] [a 4, 8]
+    std::vector<std::string> want2;
+    for (const std::string& r : read_all(write(out_of_order, time_unit::cycles, packet_layout::fixed)))
+        want2.push_back(r.substr(0, r.rfind(" line")));
+    std::vector<std::string> got2;
+    for (const std::string& r : read_all(f2)) got2.push_back(r.substr(0, r.rfind(" line")));
+    EXPECT_EQ(got2, want2);
     // A field that differs (opc) ends the run.
     packet_record c = at(a, 18);
     c.packet.opc = 1;
@@ -223,9 +245,9 @@ TEST(TraceCompact, RandomSequencesReadBackExactly) {
     }
 }
 
-// A burst's packet comes before the records after it at the same time; of
-// two bursts, the one read first comes first.
-TEST(TraceCompact, ReaderOrdersBurstsBeforeLaterRecordsAtEqualTimes) {
+// At one time, the file's records come before the bursts' later packets;
+// of two bursts, the one read first comes first.
+TEST(TraceCompact, ReaderOrdersRecordsBeforeBurstPacketsAtEqualTimes) {
     const std::string file = header3(1) +
                              bytes({0x02, 0, 0, 0x40, 0, 3, 2}) +    // NDR port 0 rx at 0, x3 every 2
                              bytes({0x03, 0, 0, 0x44, 0, 2, 4}) +    // SNP port 1 at 0, x2 every 4
@@ -234,8 +256,8 @@ TEST(TraceCompact, ReaderOrdersBurstsBeforeLaterRecordsAtEqualTimes) {
     std::vector<std::string> kinds;
     for (const std::string& s : got) kinds.push_back(s.substr(0, s.find(" vn")));
     EXPECT_EQ(kinds, (std::vector<std::string>{
-                         "0/0 s0 p0 rx mc2 opc0", "0/0 s0 p1 rx mc3 opc0", "2000/2 s0 p0 rx mc2 opc0",
-                         "2000/2 s0 p0 tx mc0 opc0", "4000/4 s0 p0 rx mc2 opc0", "4000/4 s0 p1 rx mc3 opc0"}));
+                         "0/0 s0 p0 rx mc2 opc0", "0/0 s0 p1 rx mc3 opc0", "2000/2 s0 p0 tx mc0 opc0",
+                         "2000/2 s0 p0 rx mc2 opc0", "4000/4 s0 p0 rx mc2 opc0", "4000/4 s0 p1 rx mc3 opc0"}));
 }
 
 // ---------------------------------------------------------------------------
