@@ -90,11 +90,11 @@ private:
     bool rereadable() const;
     // (Inline: once per packet, in post_due()'s loop.) `source`: the trace
     // it came from (the merger's index).
-    void post_packet(const trace::packet_record& p, size_t source) {
+    [[gnu::always_inline]] void post_packet(const trace::packet_record& p, size_t source) {
         switch (route_) {
             case packet_route::qpi_link: {
-                const size_t s = stream_of(p.socket, p.port, p.dir);
-                if (!runs_[s].empty() || p.repeat > 1) [[unlikely]] return post_with_runs(p, source, s);
+                if ((p.repeat > 1) | !open_runs_.empty()) [[unlikely]]
+                    return post_with_runs(p, source, stream_of(p.socket, p.port, p.dir));
                 touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
                 return;
             }
@@ -125,7 +125,7 @@ private:
     size_t stream_of(unsigned socket, unsigned port, qpi_dir dir) const {
         return (size_t{socket} * ctx_.qpi_ports + port) * 2 + static_cast<size_t>(dir);
     }
-    void post_with_runs(const trace::packet_record& p, size_t source, size_t stream);
+    [[gnu::noinline]] void post_with_runs(const trace::packet_record& p, size_t source, size_t stream);
     // Places the packets of a stream's runs that come before time t: those
     // before t, and those at t of runs from the traces before `ties_below`
     // (a record of trace k: k; 0: none).

@@ -182,16 +182,16 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max
         const flit_burst* last = first;
         uint64_t p = pos;
         if (n_plain) {
-            for (; last != stop && last->end() <= end && last->repeat == 1; ++last) {
+            for (; last != stop && last->repeat == 1 && last->single_end() <= end; ++last) {
                 const flit_burst& b = *last;
                 slots[0] += b.start - p;
                 hits += filtered && filter_matches(b.fields);
                 slots[b.nondata_kind] += b.nondata;
                 slots[b.data_kind] += b.data;
-                p = b.end();
+                p = b.single_end();
             }
         } else {
-            while (last != stop && last->end() <= end && last->repeat == 1) ++last;
+            while (last != stop && last->repeat == 1 && last->single_end() <= end) ++last;
         }
         if (last == first) {
             if (first->repeat > 1 && first->start >= pos && first->start < end && rest_of_repeated(*first, 0)) continue;
@@ -210,7 +210,7 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max
                         l.feed(r.end - q, l.w[r.kind] + (r.header && match ? l.header_w : 0u));
                         q = r.end;
                     }
-                    p = b.end();
+                    p = b.single_end();
                 }
             } else {
                 auto packets = [&](auto edge) {
@@ -227,7 +227,7 @@ void box_core::walk_slots(unsigned d, uint64_t n, const std::array<uint32_t, max
             }
             lanes[k] = l;
         }
-        pos = (last - 1)->end();
+        pos = (last - 1)->single_end();
         idx += static_cast<size_t>(last - first);
         if (last != stop && last->repeat == 1) break;  // a packet not wholly inside the walk
     }

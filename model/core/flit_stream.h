@@ -43,6 +43,7 @@ struct flit_burst {
     uint64_t fields = 0;    // header fields, {MATCH1, MATCH0} layout
     uint64_t len() const { return uint64_t{nondata} + data; }
     uint64_t end() const { return start + uint64_t{repeat - 1} * period + len(); }
+    uint64_t single_end() const { return start + len(); }  // end() of a burst of one packet
 
     // How a burst lies in its slots, the one rule every walk follows: the
     // header alone (the only slot the packet filter sees), then the other

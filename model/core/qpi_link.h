@@ -25,7 +25,7 @@ public:
 
     // Place a packet whose header is ready in cycle `at` (QCLK). Returns the
     // cycle in which its header flit goes. (Inline: once per replayed packet.)
-    cycle_t post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p) {
+    [[gnu::always_inline]] cycle_t post_packet(qpi_dir dir, cycle_t at, const qpi_packet& p) {
         // Trace readers always give the size; the class's default is the
         // unusual path.
         if (p.flits == 0) [[unlikely]] return post_unsized(dir, at, p);
