@@ -328,11 +328,12 @@ void replayer::no_such_box() { throw std::logic_error("replay: a record for a bo
 
 void replayer::post_with_runs(const trace::packet_record& p, size_t source, size_t stream) {
     if (!runs_[stream].empty()) place_runs(stream, p.time, source);
-    if (p.repeat > 1) {
+    if (p.run.repeat > 1) {
         if (runs_[stream].empty()) open_runs_.push_back(stream);
-        runs_[stream].push_back({p.packet, p.socket, p.port, p.dir, p.cycle, p.repeat, p.spacing, source});
-        posted_packets_ += p.repeat - 1;  // (post_due counts the record)
-        posted_ += p.repeat - 1;
+        runs_open_ = true;
+        runs_[stream].push_back({p.packet, p.socket, p.port, p.dir, p.cycle, p.run.repeat, p.run.spacing, source});
+        posted_packets_ += p.run.repeat - 1;  // (post_due counts the record)
+        posted_ += p.run.repeat - 1;
         return;
     }
     touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
@@ -374,6 +375,7 @@ void replayer::place_runs(size_t stream, time_ps t, size_t ties_below) {
     if (r.left == 0) {
         v.clear();
         open_runs_.erase(std::find(open_runs_.begin(), open_runs_.end(), stream));
+        runs_open_ = !open_runs_.empty();
     }
 }
 

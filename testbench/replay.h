@@ -93,7 +93,7 @@ private:
     [[gnu::always_inline]] void post_packet(const trace::packet_record& p, size_t source) {
         switch (route_) {
             case packet_route::qpi_link: {
-                if ((p.repeat > 1) | !open_runs_.empty()) [[unlikely]]
+                if ((p.run.repeat != 1) | runs_open_) [[unlikely]]
                     return post_with_runs(p, source, stream_of(p.socket, p.port, p.dir));
                 touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
                 return;
@@ -189,6 +189,7 @@ private:
     uint64_t posted_packets_ = 0;
     std::vector<std::vector<pending_run>> runs_;  // by stream (socket, port, direction), oldest first
     std::vector<size_t> open_runs_;               // the streams that have one
+    bool runs_open_ = false;                      // !open_runs_.empty(), for the loop's test
     progress_meter* progress_ = nullptr;
     // Bytes read from the trace files (by the reading thread; counted per block).
     std::atomic<uint64_t> bytes_read_{0};

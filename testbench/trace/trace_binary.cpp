@@ -84,7 +84,7 @@ cw::packet_key key_of(const packet_record& r) {
 }
 inline void put_record(const cw::packet_key& k, packet_record& r) {
     const uint32_t w = k.word;
-    r.addr = no_addr;
+    r.run = burst_run{};
     r.socket = k.socket;
     r.port = cw::w_port.get(w);
     r.dir = cw::w_dir.get(w) ? qpi_dir::tx : qpi_dir::rx;
@@ -782,8 +782,8 @@ struct alignas(64) binary_trace_decoder::impl {
             if (whole_bursts && item.spacing <= std::numeric_limits<uint32_t>::max()) {
                 have_item = false;
                 emit(item.key, item.time, item_number, r);
-                r.repeat = static_cast<uint32_t>(item.repeat);
-                r.spacing = static_cast<uint32_t>(item.spacing);
+                r.run.repeat = static_cast<uint32_t>(item.repeat);
+                r.run.spacing = static_cast<uint32_t>(item.spacing);
                 records = emitted += item.repeat - 1;
                 return true;
             }
@@ -816,7 +816,6 @@ struct alignas(64) binary_trace_decoder::impl {
 
     __attribute__((always_inline)) void emit(const cw::packet_key& key, uint64_t v, uint64_t number, packet_record& r) {
         put_record(key, r);
-        r.repeat = 1;
         r.line = static_cast<unsigned>(number);
         if (unit == time_unit::ps) {
             r.time = v;
@@ -837,8 +836,7 @@ struct alignas(64) binary_trace_decoder::impl {
         const unsigned char* b = next_record();
         if (!b) return false;
         if (!packet_ok(b)) bad_packet(b);
-        r.addr = no_addr;
-        r.repeat = 1;
+        r.run = burst_run{};
         r.line = static_cast<unsigned>(current);
         r.socket = b[pk::socket];
         r.port = b[pk::port];

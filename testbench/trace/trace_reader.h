@@ -115,26 +115,35 @@ const char* to_string(trace_format f);
 // A packet row. Where it goes is the CPU's packet_route: a QPI port's link
 // (qpi_link), or the socket's home logic (home_logic: a request, whose
 // source is held in `port` and whose cycle is a UCLK cycle).
+// A run-length burst of QPI link packets, from a reader that keeps them
+// (trace_reader::keep_bursts): `repeat` equal packets, the k-th in cycle
+// cycle + k * spacing. Every other record is one packet: repeat 1.
+struct burst_run {
+    uint32_t repeat = 1;
+    uint32_t spacing = 0;  // QCLK cycles
+};
+
 struct packet_record {
     time_ps time = 0;    // the row's time (for a `cycle` row: the start of that cycle)
     cycle_t cycle = 0;   // cycle in which the packet's header is ready (QCLK; home_logic: UCLK)
-    uint64_t addr = no_addr;  // physical address (home_logic only), or no_addr
+    // Where the CPU's packet_route says which: the run of a QPI link packet
+    // (qpi_link), or the request's physical address, no_addr for none
+    // (home_logic; a reader sets it). They share 8 bytes.
+    union {
+        burst_run run{};
+        uint64_t addr;
+    };
     unsigned line = 0;   // line of the row in its file (binary: record number)
     uint8_t socket = 0;
     uint8_t port = 0;    // QPI port; home_logic: the request's home_src
     qpi_dir dir = qpi_dir::rx;
     qpi_packet packet;   // packet.flits is always set: the `flits` column or shape_of()
-    // A run-length burst, from a reader that keeps them (trace_reader::
-    // keep_bursts): `repeat` equal packets, the k-th in cycle cycle + k *
-    // spacing. Every other record is one packet: repeat 1.
-    uint32_t repeat = 1;
-    uint32_t spacing = 0;  // QCLK cycles
 
     home_src source() const { return static_cast<home_src>(port); }
 };
 // The reading thread writes them on one core and the replay reads them on
-// the other, 48 bytes per packet.
-static_assert(sizeof(packet_record) == 48);
+// the other, 40 bytes per packet.
+static_assert(sizeof(packet_record) == 40);
 
 // The name of the box an event record drives: "ubox", "r2pcie", "qpi0",
 // "qpi1" or "qpi2", held in place (up to 7 characters; longer ones are cut).

@@ -267,10 +267,15 @@ struct alignas(64) text_trace_decoder::impl {
     void parse_packet(packet_record& r) {
         r.line = lineno;
         r.socket = parse_socket();
-        r.addr = no_addr;
         switch (describe(ctx.cpu).packets) {
-            case packet_route::qpi_link: parse_link_packet(r); break;
-            case packet_route::home_logic: parse_request(r); break;
+            case packet_route::qpi_link:
+                r.run = burst_run{};
+                parse_link_packet(r);
+                break;
+            case packet_route::home_logic:
+                r.addr = no_addr;
+                parse_request(r);
+                break;
         }
         accept_time(r.time);
     }

@@ -165,7 +165,7 @@ bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packe
     r.port = static_cast<unsigned>(port);
     r.dir = dir ? qpi_dir::tx : qpi_dir::rx;
     r.packet = p;
-    r.addr = no_addr;
+    r.run = burst_run{};
     return true;
 }
 
