@@ -1,6 +1,7 @@
 // libFuzzer harness: the input as the records of a binary trace behind a valid
-// header (packets or events, ps or cycles, chosen by the first byte), so the
-// fuzzer spends its time in the record checks, not in finding the magic.
+// header (packets or events, ps or cycles, fixed or compact records (version
+// 3), bursts kept whole or not, chosen by the first byte), so the fuzzer
+// spends its time in the record checks, not in finding the magic.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,11 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) return 0;
     std::string file(bf::header_size, '\0');
     std::memcpy(file.data(), bf::magic, bf::magic_size);
-    file[7] = static_cast<char>(bf::version);
-    file[8] = static_cast<char>(data[0] & 1 ? bf::kind_events : bf::kind_packets);
+    const bool compact = data[0] & 4;
+    file[7] = static_cast<char>(compact ? bf::version_compact : bf::version);
+    file[8] = static_cast<char>(data[0] & 1 && !compact ? bf::kind_events : bf::kind_packets);
     file[9] = static_cast<char>(data[0] & 2 ? bf::unit_cycles : bf::unit_ps);
     file[10] = static_cast<char>(bf::header_size);
-    file[12] = static_cast<char>(bf::record_size);
+    file[12] = static_cast<char>(compact ? bf::record_size_compact : bf::record_size);
     file.append(reinterpret_cast<const char*>(data + 1), size - 1);
     trace_context ctx;
     ctx.sockets = 2;
@@ -29,6 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::istringstream in(file);
     try {
         trace_reader r(in, "fuzz.bin", ctx);
+        if (data[0] & 8) r.keep_bursts();
         trace_record rec;
         while (r.next(rec)) {
         }
