@@ -769,6 +769,21 @@ struct alignas(64) binary_trace_decoder::impl {
         }
     }
 
+    // The spacing of the burst in `item` in QCLK cycles, when it is returned
+    // as one record (keep_bursts): its packets' cycles must then be evenly
+    // spaced, which in ps they are when the spacing is a whole number of
+    // whole periods (1 GHz: 1000 ps); else 0.
+    uint64_t whole_burst_spacing() const {
+        if (!whole_bursts) return 0;
+        uint64_t cycles = item.spacing;
+        if (unit == time_unit::ps) {
+            const uint64_t period = qclk.whole_period();
+            if (period == 0 || item.spacing % period != 0) return 0;
+            cycles = item.spacing / period;
+        }
+        return cycles <= std::numeric_limits<uint32_t>::max() ? cycles : 0;
+    }
+
     // The next packet: of an open burst, or the file's next record.
     __attribute__((always_inline)) bool next_compact(packet_record& r) {
         if (bursts.empty() && !have_item && !items_done) {  // the usual: a record read and returned at once
@@ -779,11 +794,11 @@ struct alignas(64) binary_trace_decoder::impl {
                 emit(item.key, item.time, item_number, r);
                 return true;
             }
-            if (whole_bursts && item.spacing <= std::numeric_limits<uint32_t>::max()) {
+            if (const uint64_t spacing = whole_burst_spacing(); spacing != 0) {
                 have_item = false;
                 emit(item.key, item.time, item_number, r);
                 r.run.repeat = static_cast<uint32_t>(item.repeat);
-                r.run.spacing = static_cast<uint32_t>(item.spacing);
+                r.run.spacing = static_cast<uint32_t>(spacing);
                 records = emitted += item.repeat - 1;
                 return true;
             }
@@ -993,7 +1008,7 @@ binary_trace_decoder::~binary_trace_decoder() = default;
 trace_kind binary_trace_decoder::kind() const { return p_->kind; }
 time_unit binary_trace_decoder::unit() const { return p_->unit; }
 uint64_t binary_trace_decoder::records() const { return p_->records; }
-void binary_trace_decoder::keep_bursts() { p_->whole_bursts = p_->compact && p_->unit == time_unit::cycles; }
+void binary_trace_decoder::keep_bursts() { p_->whole_bursts = p_->compact; }
 bool binary_trace_decoder::next(packet_record& r) { return p_->next(r); }
 bool binary_trace_decoder::next(event_record& r) { return p_->next(r); }
 

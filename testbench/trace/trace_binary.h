@@ -127,8 +127,8 @@ public:
     // making records (validation keeps only the times): how many, and the
     // times of the first and last of them.
     std::size_t check_packets(std::size_t n, time_ps& first, time_ps& last, std::exception_ptr& error);
-    // Version 3 in cycles: bursts whose spacing fits 32 bits come as one
-    // record (trace_reader::keep_bursts).
+    // Version 3: bursts whose spacing is a whole number of QCLK cycles within
+    // 32 bits come as one record (trace_reader::keep_bursts).
     void keep_bursts();
 
 private:

@@ -29,6 +29,8 @@ public:
     uint64_t hz() const { return domain_.hz(); }
     // The last cycle whose start time fits in 64-bit picoseconds.
     cycle_t max_cycle() const { return max_cycle_; }
+    // The period in ps when it is a whole number of them, else 0.
+    uint64_t whole_period() const { return period_; }
 
     // clock_domain::cycle_start(k), for k <= max_cycle().
     time_ps cycle_start(cycle_t k) const {

@@ -246,8 +246,9 @@ public:
     // checked without making records). The same checks and errors as read().
     std::size_t skim_packets(std::size_t n, time_ps& first, time_ps& last);
 
-    // From now on, return a run-length burst of a binary trace (version 3,
-    // in cycles, its spacing within 32 bits) as one record (repeat > 1)
+    // From now on, return a run-length burst of a binary trace (version 3;
+    // its spacing in QCLK cycles a whole number within 32 bits) as one record
+    // (run.repeat > 1)
     // instead of its packets one by one; its packets then follow the
     // records after it only in time. For a replay that places bursts in
     // closed form (replay.h); every other reader sees packets.

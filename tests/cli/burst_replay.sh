@@ -13,6 +13,12 @@ for seed in 1 2; do
     "$gen" --mix DRS=4,SNP=1,NCB=1 --load 1 --burst 60 --packets 40000 --seed $seed -o "$work/t$seed.csv"
     "$gen" --mix DRS=4,SNP=1,NCB=1 --load 1 --burst 60 --packets 40000 --seed $seed -o "$work/t$seed.bin"
 done
+# The same packets by time (ns; a QCLK is 1 ns at 8 GT/s), in binary: bursts in ps.
+for seed in 1 2; do
+    awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h++ { $1 = "time"; print; next } { print }' \
+        "$work/t$seed.csv" > "$work/ps$seed.csv"
+    "$pmonsim" convert "$work/ps$seed.csv" "$work/ps$seed.bin"
+done
 # Version 3, and far smaller than a record a packet.
 [ "$(head -c 8 "$work/t1.bin" | tail -c 1 | od -An -tu1 | tr -d ' ')" = 3 ] || fail "not version 3"
 size=$(stat -c %s "$work/t1.bin")
@@ -45,10 +51,13 @@ S
 run() { "$pmonsim" --script "$work/script.sh" --report csv --report-file "$1" "${@:2}" > "${1%.csv}.out"; }
 run "$work/text.csv" --trace "$work/t1.csv" --trace "$work/t2.csv"
 run "$work/bin.csv" --trace "$work/t1.bin" --trace "$work/t2.bin"
+run "$work/ps.csv" --trace "$work/ps1.bin" --trace "$work/ps2.bin"
 run "$work/mixed.csv" --trace "$work/t2.bin" --trace "$work/t1.csv"
 run "$work/mixed2.csv" --trace "$work/t2.csv" --trace "$work/t1.bin"
 cmp -s "$work/text.out" "$work/bin.out" || { diff "$work/text.out" "$work/bin.out" | head; fail "the script's reads differ"; }
 cmp -s "$work/text.csv" "$work/bin.csv" || { diff "$work/text.csv" "$work/bin.csv" | head; fail "the reports differ"; }
+cmp -s "$work/text.out" "$work/ps.out" || fail "the script's reads differ (bursts in ps)"
+cmp -s "$work/text.csv" "$work/ps.csv" || { diff "$work/text.csv" "$work/ps.csv" | head; fail "the reports differ (bursts in ps)"; }
 # Text and binary files together (bursts of one placed between the other's
 # rows), in the other order (which decides between equal times of the two).
 run "$work/swapped.csv" --trace "$work/t2.csv" --trace "$work/t1.csv"

@@ -260,6 +260,34 @@ TEST(TraceCompact, ReaderOrdersRecordsBeforeBurstPacketsAtEqualTimes) {
                          "2000/2 s0 p0 rx mc2 opc0", "4000/4 s0 p0 rx mc2 opc0", "4000/4 s0 p1 rx mc3 opc0"}));
 }
 
+// A reader that keeps bursts returns one as one record, its spacing in
+// QCLK cycles; in ps only when that is a whole number of cycles.
+TEST(TraceCompact, KeptBurstsAreOneRecordInCycles) {
+    auto kept = [](const std::string& data) {
+        std::istringstream in(data);
+        trace_reader r(in, "t.bin", ctx_of());
+        r.keep_bursts();
+        std::vector<std::string> out;
+        packet_record p;
+        while (r.next(p))
+            out.push_back(std::to_string(p.cycle) + " x" + std::to_string(p.run.repeat) + "/" +
+                          std::to_string(p.run.spacing));
+        EXPECT_EQ(r.records(), 7u);
+        return out;
+    };
+    // NDR at 2, x5 every 3 (cycles); an SNP at 4.
+    const std::string body = bytes({0x02, 0, 0, 0x40, 2, 5, 3}) + bytes({0x03, 0, 0, 0, 2}) + bytes({0x03, 0, 0, 0, 9});
+    EXPECT_EQ(kept(header3(1) + body), (std::vector<std::string>{"2 x5/3", "4 x1/0", "13 x1/0"}));
+    // In ps at 1 GHz: 3000 ps apart is 3 cycles; 2500 ps is not a whole number of them.
+    const std::string ps3 = bytes({0x02, 0, 0, 0x40, 0xd0, 0x0f, 5, 0xb8, 0x17}) + bytes({0x03, 0, 0, 0, 0xd0, 0x0f}) +
+                            bytes({0x03, 0, 0, 0, 0xd8, 0x36});
+    EXPECT_EQ(kept(header3(0) + ps3), (std::vector<std::string>{"2 x5/3", "4 x1/0", "11 x1/0"}));
+    const std::string ps25 = bytes({0x02, 0, 0, 0x40, 0xd0, 0x0f, 5, 0xc4, 0x13}) + bytes({0x03, 0, 0, 0, 0xd0, 0x0f}) +
+                             bytes({0x03, 0, 0, 0, 0xd8, 0x36});
+    EXPECT_EQ(kept(header3(0) + ps25),
+              (std::vector<std::string>{"2 x1/0", "4 x1/0", "5 x1/0", "7 x1/0", "10 x1/0", "11 x1/0", "12 x1/0"}));
+}
+
 // ---------------------------------------------------------------------------
 // Errors
 
