@@ -10,9 +10,10 @@
 // catalog: burst_finder (the writer's: which packets make bursts, holding
 // back at most max_pending records) and burst_queue (the reader's: the
 // packets of open bursts, merged in time order with the records that
-// follow). Checking values against the machine is trace_binary.cpp's work:
-// the decoder turns each compact record into the 24-byte version 1 image and
-// checks that, so both versions give the same errors.
+// follow, the records of a time before the bursts' packets at it). Checking
+// values against the machine is trace_binary.cpp's work: it checks a compact
+// record's fields as version 1's (a bad one through its 24-byte version 1
+// image), so both versions give the same errors.
 #pragma once
 #include <cstddef>
 #include <cstdint>
