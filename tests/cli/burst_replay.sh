@@ -71,4 +71,28 @@ done
 awk -F, '$2 == "qpi1" && $3 == 0 && $7 >= 1 { ok = 1 } END { exit !ok }' "$work/text.csv" \
     || fail "the near-wrap counter did not wrap: $(grep '^0,qpi1,0' "$work/text.csv")"
 awk -F, '$2 == "qpi0" && $3 == 0 && $6 > 50000 { ok = 1 } END { exit !ok }' "$work/text.csv" || fail "qpi0 counted little"
+# Random traces (the seed printed): bursts of random lengths, loads and class
+# mixes in three files, binary against text.
+base=${PMONSIM_TEST_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+echo "random rounds from seed $base"
+sed -n '1,10p' "$work/script.sh" > "$work/program.sh"
+for round in 1 2 3 4 5; do
+    s=$((base + round))
+    loads=(0.3 0.7 1) mixes=("DRS=1" "DRS=3,SNP=2,NDR=1" "NCB=2,HOM0=1,DRS=1")
+    args=()
+    i=0
+    for f in a b c; do
+        i=$((i + 1))
+        g=("$gen" --mix "${mixes[$(( (s + i) % 3 ))]}" --load "${loads[$(( (s / 3 + i) % 3 ))]}"
+           --burst $((2 + (s * i) % 150)) --packets $((2000 + (s * i) % 5000)) --seed $((4 * s + i)))
+        "${g[@]}" -o "$work/r$f.csv"
+        "${g[@]}" -o "$work/r$f.bin"
+    done
+    "$pmonsim" --program "$work/program.sh" --report csv --trace "$work/ra.csv" --trace "$work/rb.csv" \
+        --trace "$work/rc.csv" > "$work/rt.csv"
+    "$pmonsim" --program "$work/program.sh" --report csv --trace "$work/ra.bin" --trace "$work/rb.bin" \
+        --trace "$work/rc.bin" > "$work/rbin.csv"
+    cmp -s "$work/rt.csv" "$work/rbin.csv" || { diff "$work/rt.csv" "$work/rbin.csv" | head; fail "seed $s: binary bursts count otherwise than text"; }
+done
 echo "bursts replay as their packets: reads, reports and counts equal"
+
