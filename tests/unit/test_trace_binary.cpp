@@ -26,24 +26,11 @@
 #include <unistd.h>
 #include <vector>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#if defined(__SANITIZE_ADDRESS__)
-#define PMONSIM_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PMONSIM_TEST_ASAN 1
-#endif
-#endif
-#if PMONSIM_TEST_ASAN  // (sanitizer/allocator_interface.h, which gcc 12 does not install)
-extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
-#endif
-#endif
-
 #include "catalog/catalog.h"
 #include "trace/trace_binary.h"
 #include "trace/trace_convert.h"
 #include "trace/trace_reader.h"
+#include "heap_in_use.h"
 #include "trace_test_context.h"
 
 namespace pmonsim::trace {
@@ -981,18 +968,7 @@ TEST(TraceBinaryConvert, StandardInputAndOutput) {
 // ---------------------------------------------------------------------------
 // Streaming: millions of records in constant memory
 
-// Bytes currently allocated by malloc, or 0 where unknown (as in
-// test_trace_reader.cpp).
-std::size_t heap_in_use() {
-#if PMONSIM_TEST_ASAN  // (ASan's allocator replaces malloc; mallinfo2 says 0)
-    return __sanitizer_get_current_allocated_bytes();
-#elif defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    const struct mallinfo2 mi = mallinfo2();
-    return mi.uordblks + mi.hblkhd;
-#else
-    return 0;
-#endif
-}
+using test::heap_in_use;
 
 // A streambuf that produces a binary header and then `records` records, a
 // block of them at a time, from a generator (optionally gzip-compressed on
