@@ -732,6 +732,11 @@ struct alignas(64) binary_trace_decoder::impl {
         pos += n;
     }
 
+    [[noreturn]] __attribute__((noinline, cold)) void too_many_bursts() const {
+        fail("more than " + num(compact::max_open_bursts) +
+             " bursts would be open at once (a reader holds that many at most)");
+    }
+
     // A bad field: the version 1 record's checks, in their order, with their words.
     [[noreturn]] __attribute__((noinline, cold)) void bad_item() const {
         packet_record r;
@@ -818,9 +823,7 @@ struct alignas(64) binary_trace_decoder::impl {
             v = item.time;
             number = item_number;
             if (item.repeat > 1) {
-                if (bursts.size() >= compact::max_open_bursts)
-                    fail("more than " + num(compact::max_open_bursts) +
-                         " bursts would be open at once (a reader holds that many at most)");
+                if (bursts.size() >= compact::max_open_bursts) too_many_bursts();
                 bursts.add(key, number, v + item.spacing, item.repeat - 1, item.spacing);
             }
             have_item = false;
@@ -893,7 +896,45 @@ struct alignas(64) binary_trace_decoder::impl {
     // record's time field (times only grow with it, in either unit); a record
     // that fails any check is left for the ordinary path, which throws its
     // exact error.
+    // Version 3: a burst is checked when its record is read (its last
+    // packet's time included), so validation counts its packets at once
+    // instead of walking them: a small file may hold billions of packets.
+    // `last` is the latest packet time so far (bursts end after the records
+    // that follow them). The bursts still open when a record comes (those
+    // ending at or after it) are counted as reading counts them.
+    time_ps latest = 0;
+    std::vector<uint64_t> open_ends;  // a min-heap of the open bursts' last times
+    std::size_t check_compact(std::size_t n, time_ps& first, time_ps& last) {
+        std::size_t k = 0;
+        const auto time_of = [&](uint64_t v) { return unit == time_unit::ps ? v : qclk.cycle_start(v); };
+        const auto later = [](uint64_t a, uint64_t b) { return a > b; };
+        while (k < n) {
+            read_item();
+            if (items_done) break;
+            have_item = false;
+            while (!open_ends.empty() && open_ends.front() < item.time) {
+                std::pop_heap(open_ends.begin(), open_ends.end(), later);
+                open_ends.pop_back();
+            }
+            if (item.repeat > 1) {
+                if (open_ends.size() >= compact::max_open_bursts) too_many_bursts();
+                open_ends.push_back(item.last_time());
+                std::push_heap(open_ends.begin(), open_ends.end(), later);
+            }
+            if (k == 0) first = time_of(item.time);
+            k += item.repeat;
+            latest = std::max(latest, time_of(item.last_time()));
+            last = latest;
+            have_prev = true;
+            prev_time = latest;
+            prev_record = item_number;
+            records = emitted += item.repeat;
+        }
+        return k;
+    }
+
     std::size_t check_packets(std::size_t n, time_ps& first, time_ps& last) {
+        if (compact) return check_compact(n, first, last);
         std::size_t k = 0;
         time_ps t = 0;
         const uint64_t max_v = unit == time_unit::ps ? ~uint64_t{0} : qclk.max_cycle();

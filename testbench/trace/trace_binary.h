@@ -125,7 +125,9 @@ public:
     std::size_t read(event_record* out, std::size_t n, std::exception_ptr& error);
     // Packet traces: up to n records checked as read() checks them, without
     // making records (validation keeps only the times): how many, and the
-    // times of the first and last of them.
+    // times of the first and last of them. (Version 3: a burst counts all its
+    // packets at once, so more than n may come back, and `last` is the latest
+    // time so far.)
     std::size_t check_packets(std::size_t n, time_ps& first, time_ps& last, std::exception_ptr& error);
     // Version 3: bursts whose spacing is a whole number of QCLK cycles within
     // 32 bits come as one record (trace_reader::keep_bursts).

@@ -243,7 +243,9 @@ public:
     std::size_t read(event_record* out, std::size_t n);
     // Packet traces: what read() would return, up to n rows, keeping only
     // how many and the times of the first and last (binary traces are then
-    // checked without making records). The same checks and errors as read().
+    // checked without making records; a version 3 burst counts all its
+    // packets at once, so more than n may come back, and `last` is the
+    // latest time so far). The same checks and errors as read().
     std::size_t skim_packets(std::size_t n, time_ps& first, time_ps& last);
 
     // From now on, return a run-length burst of a binary trace (version 3;

@@ -241,8 +241,27 @@ TEST(TraceCompact, RandomSequencesReadBackExactly) {
             }
             ASSERT_EQ(a, b) << "round " << round;
             EXPECT_LE(records, v.size());
+            // Validation counts bursts whole: the same summary as reading.
+            std::istringstream in(v3);
+            const trace_summary sum = validate_trace(in, "t.bin", ctx_of());
+            EXPECT_EQ(sum.records, v.size());
+            EXPECT_EQ(sum.first, unit == time_unit::ps ? v.front().time : v.front().cycle * 1000);
+            EXPECT_EQ(sum.last, unit == time_unit::ps ? v.back().time : v.back().cycle * 1000);
         }
     }
+}
+
+// Validation takes a burst's packets at once: a record of a few bytes may
+// stand for billions of them.
+TEST(TraceCompact, ValidationCountsABurstWhole) {
+    // NDR at cycle 1, 4294967295 of them 3 cycles apart; an SNP at cycle 2.
+    const std::string f = header3(1) + bytes({0x02, 0, 0, 0x40, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 3}) +
+                          bytes({0x03, 0, 0, 0, 1});
+    std::istringstream in(f);
+    const trace_summary sum = validate_trace(in, "t.bin", ctx_of());
+    EXPECT_EQ(sum.records, 4294967296u);
+    EXPECT_EQ(sum.first, 1000u);
+    EXPECT_EQ(sum.last, (1 + 3 * uint64_t{4294967294}) * 1000);
 }
 
 // At one time, the file's records come before the bursts' later packets;
@@ -339,8 +358,20 @@ TEST(TraceCompact, ErrorsNameTheRecordAndTheField) {
     // A reader holds at most max_open_bursts bursts at once.
     std::string many = c;
     for (std::size_t i = 0; i <= compact::max_open_bursts; ++i) many += bytes({0x02, 0, 0, 0x40, 0, 2, 100});
-    EXPECT_EQ(error_of(many), "t.bin: record 2049: more than 2048 bursts would be open at once (a reader holds "
-                              "that many at most)");
+    const std::string too_many = "t.bin: record 2049: more than 2048 bursts would be open at once (a reader holds "
+                                 "that many at most)";
+    EXPECT_EQ(error_of(many), too_many);  // validation, counting bursts whole
+    std::string read_error = "no error";  // reading, packet by packet
+    try {
+        read_all(many);
+    } catch (const trace_error& e) {
+        read_error = e.what();
+    }
+    EXPECT_EQ(read_error, too_many);
+    // Bursts that ended before a record do not count: 2048 of them, one at a time, and more.
+    std::string ended = c;
+    for (std::size_t i = 0; i <= compact::max_open_bursts; ++i) ended += bytes({0x02, 0, 0, 0x40, 10, 2, 1});
+    EXPECT_EQ(error_of(ended), "no error");
     // Bad headers of version 3.
     EXPECT_EQ(error_of(std::string("PMONTRC\x03\x02\x01\x10\x00\x18\x00\x00\x00", 16)),
               "t.bin: binary header: version 3 holds QPI link packets (kind 1) only, not kind 2");
