@@ -1,8 +1,10 @@
 // The binary trace format (docs/trace-binary-format.md): a 16-byte header and
-// fixed-size 24-byte little-endian records carrying what a text row carries
-// after parsing. For replaying long captures quickly: records are read in
-// large blocks and checked with the same rules, and the same messages, as text
-// rows ("FILE: record N: reason" instead of "FILE:LINE:COLUMN: reason").
+// little-endian records carrying what a text row carries after parsing:
+// fixed-size 24-byte records (versions 1 and 2), or compact records of QPI
+// link packets with run-length bursts (version 3, trace_binary_compact.h).
+// For replaying long captures quickly: records are read in large blocks and
+// checked with the same rules, and the same messages, as text rows ("FILE:
+// record N: reason" instead of "FILE:LINE:COLUMN: reason").
 //
 // trace_reader reads binary traces by itself (it tells them apart by content);
 // this header is for writing them, and for the reader's decoder.
