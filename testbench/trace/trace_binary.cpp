@@ -228,6 +228,14 @@ void binary_trace_writer::drain_compact() {
 void binary_trace_writer::write(const packet_record& r) {
     if (kind_ != trace_kind::packets)
         throw std::logic_error("binary_trace_writer: a packet record in an event trace");
+    switch (describe(cpu_).packets) {
+        case packet_route::qpi_link:
+            if (r.run.repeat != 1)  // (a kept burst: its packets are the writer's to find)
+                throw std::invalid_argument("binary_trace_writer: a record of " + std::to_string(r.run.repeat) +
+                                            " packets; write them one by one");
+            break;
+        case packet_route::home_logic: break;
+    }
     if (compact_) return write_compact(r);
     unsigned char* p = slot();
     const qpi_packet& q = r.packet;

@@ -53,8 +53,9 @@ enum class packet_layout { compact, fixed };
 // records are written as they are (no range checks: the reader does those);
 // values the format cannot hold throw std::invalid_argument (an event
 // record's socket above 255 or port above 2, a count above 65535, an event or
-// input that is not in the context's catalog; in compact packet records a
-// field wider than its bits, or a time before the previous packet's). A
+// input that is not in the context's catalog, a kept burst of several packets
+// (trace_reader::keep_bursts); in compact packet records a field wider than
+// its bits, or a time before the previous packet's). A
 // packet with flits 0 gets its class's size. Compact records hold back the
 // packets of bursts still open (at most burst_finder::max_pending records):
 // flush() writes them.

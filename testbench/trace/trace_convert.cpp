@@ -129,6 +129,14 @@ text_trace_writer::~text_trace_writer() {
 void text_trace_writer::write(const packet_record& r) {
     if (kind_ != trace_kind::packets)
         throw std::logic_error("text_trace_writer: a packet record in an event trace");
+    switch (describe(cpu_).packets) {
+        case packet_route::qpi_link:
+            if (r.run.repeat != 1)  // (a kept burst: a row is one packet)
+                throw std::invalid_argument("text_trace_writer: a record of " + std::to_string(r.run.repeat) +
+                                            " packets; write them one by one");
+            break;
+        case packet_route::home_logic: break;
+    }
     std::string& s = buf_;
     if (unit_ == time_unit::ps) put_ns(s, r.time);
     else put_uint(s, r.cycle);

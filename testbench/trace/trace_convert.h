@@ -57,7 +57,8 @@ public:
     text_trace_writer& operator=(const text_trace_writer&) = delete;
 
     // The overloads throw std::logic_error for a record of the other kind,
-    // std::invalid_argument for an event or input not in the context's catalog.
+    // std::invalid_argument for an event or input not in the context's
+    // catalog, or a kept burst of several packets (trace_reader::keep_bursts).
     void write(const packet_record& r);
     void write(const event_record& r);
     void write(const trace_record& r);

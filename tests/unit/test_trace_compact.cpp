@@ -386,6 +386,18 @@ TEST(TraceCompact, WriterRefusesWhatTheRecordCannotHold) {
     w.write(r);
     r.cycle = 4;
     EXPECT_THROW(w.write(r), std::invalid_argument);  // before the previous packet
+    // A kept burst (keep_bursts) is several packets: no writer takes it as one.
+    r.cycle = 6;
+    r.run = burst_run{3, 2};
+    EXPECT_THROW(w.write(r), std::invalid_argument);
+    std::ostringstream out1, text;
+    binary_trace_writer fixed(out1, trace_kind::packets, time_unit::cycles, ctx_of(), packet_layout::fixed);
+    EXPECT_THROW(fixed.write(r), std::invalid_argument);
+    text_trace_writer tw(text, trace_kind::packets, time_unit::cycles, ctx_of());
+    EXPECT_THROW(tw.write(r), std::invalid_argument);
+    r.run = burst_run{};
+    EXPECT_NO_THROW(w.write(r));
+    EXPECT_NO_THROW(tw.write(r));
 }
 
 // ---------------------------------------------------------------------------
