@@ -53,14 +53,7 @@ void qpi_link::post_packets(qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t 
         return;
     }
     const unsigned d = static_cast<unsigned>(dir);
-    const dir_kinds& k = kinds_[d];
-    const unsigned mc = sized.mc & 15u;
-    flit_burst b;
-    b.data = static_cast<uint16_t>(data_flits(mc, sized.flits));
-    b.nondata = static_cast<uint16_t>(sized.flits - b.data);
-    b.nondata_kind = k.nondata[unsigned{sized.ring_ad} << 4 | mc];
-    b.data_kind = k.data[mc];
-    b.fields = dir == qpi_dir::rx ? filter_fields(sized) : 0;
+    flit_burst b = burst_of(dir, sized);
     // Packet j starts at max(the previous one's end, its own cycle's first
     // slot): back to back from `first` while the delay first - 2 at is at
     // least j (period - len), then at its own slot.

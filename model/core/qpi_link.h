@@ -30,18 +30,8 @@ public:
         // unusual path.
         if (p.flits == 0) [[unlikely]] return post_unsized(dir, at, p);
         const unsigned d = static_cast<unsigned>(dir);
-        const dir_kinds& k = kinds_[d];
-        const unsigned mc = p.mc & 15u;
-        const unsigned data = data_flits(mc, p.flits);
-        flit_burst b;
+        flit_burst b = burst_of(dir, p);
         b.start = std::max(next_slot_[d], first_slot(at));
-        b.nondata = p.flits - data;
-        b.data = data;
-        b.nondata_kind = k.nondata[unsigned{p.ring_ad} << 4 | mc];
-        b.data_kind = k.data[mc];
-        // Only received headers are filtered. (A mask, as above: directions
-        // alternate in no predictable order.)
-        b.fields = filter_fields(p) & (uint64_t{0} - (dir == qpi_dir::rx));
         box_.post_link_burst(d, b);
         next_slot_[d] = b.end();
         ++packets_[d];
@@ -57,6 +47,21 @@ public:
     uint64_t packets(qpi_dir dir) const { return packets_[static_cast<int>(dir)]; }
 
 private:
+    // The burst of one sized packet (p.flits != 0), but for its start.
+    [[gnu::always_inline]] flit_burst burst_of(qpi_dir dir, const qpi_packet& p) const {
+        const dir_kinds& k = kinds_[static_cast<unsigned>(dir)];
+        const unsigned mc = p.mc & 15u;
+        const unsigned data = data_flits(mc, p.flits);
+        flit_burst b;
+        b.nondata = static_cast<uint16_t>(p.flits - data);
+        b.data = static_cast<uint16_t>(data);
+        b.nondata_kind = k.nondata[unsigned{p.ring_ad} << 4 | mc];
+        b.data_kind = k.data[mc];
+        // Only received headers are filtered. (A mask, not a branch:
+        // directions alternate in no predictable order.)
+        b.fields = filter_fields(p) & (uint64_t{0} - (dir == qpi_dir::rx));
+        return b;
+    }
     // Slot kinds per direction: idle, then non-data and data flits of each
     // message class (a class the catalog has no G1/G2 input for counts only
     // in G0).
