@@ -336,7 +336,7 @@ void replayer::post_with_runs(const trace::packet_record& p, size_t source, size
         posted_ += p.run.repeat - 1;
         return;
     }
-    touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
+    link_of(p.socket, p.port).post_packet(p.dir, p.cycle, p.packet);
 }
 
 time_ps replayer::run_packet_time(const pending_run& r, cycle_t c) const {
@@ -355,7 +355,7 @@ void replayer::place_runs(size_t stream, time_ps t, size_t ties_below) {
         }
         pending_run& r = v[i];
         if (!before(r, run_packet_time(r, r.next))) return;
-        touch(box_index(r.socket, box_kind::qpi, r.port)).link->post_packet(r.dir, r.next, r.packet);
+        link_of(r.socket, r.port).post_packet(r.dir, r.next, r.packet);
         r.next += r.spacing;
         if (--r.left == 0) v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
     }

@@ -95,7 +95,7 @@ private:
             case packet_route::qpi_link: {
                 if ((p.run.repeat != 1) | runs_open_) [[unlikely]]
                     return post_with_runs(p, source, stream_of(p.socket, p.port, p.dir));
-                touch(box_index(p.socket, box_kind::qpi, p.port)).link->post_packet(p.dir, p.cycle, p.packet);
+                link_of(p.socket, p.port).post_packet(p.dir, p.cycle, p.packet);
                 return;
             }
             case packet_route::home_logic: post_request(p); return;
@@ -150,6 +150,8 @@ private:
         if (!b.touched) begin_posts(index);
         return b;
     }
+    // A QPI port's link, synced for this feed's posts.
+    qpi_link& link_of(unsigned socket, unsigned port) { return *touch(box_index(socket, box_kind::qpi, port)).link; }
     void begin_posts(size_t index);
     void end_posts();
     [[noreturn]] static void no_such_box();
