@@ -15,6 +15,7 @@
 
 #include "version.h"
 #include "splitmix.h"
+#include "desc/qpi_packet.h"
 #include "trace/trace_binary.h"
 
 namespace po = boost::program_options;
@@ -23,14 +24,28 @@ namespace {
 
 using rng = pmonsim::splitmix;
 
+struct class_info {
+    unsigned flits;  // typical size, for the load computation
+    uint8_t mc;      // its MATCH0.MC code (binary output)
+};
 struct cls {
     std::string name;
-    unsigned flits;      // typical size, for the load computation
+    class_info info;
     unsigned weight;
 };
 
-const std::map<std::string, unsigned> kFlits = {{"HOM0", 1}, {"HOM1", 1}, {"SNP", 1}, {"NDR", 1},
-                                                {"NCS", 1},  {"NCB", 9},  {"DRS", 9}};
+const std::map<std::string, class_info> kClasses = {
+    {"HOM0", {1, pmonsim::qpi_mc::hom0}}, {"HOM1", {1, pmonsim::qpi_mc::hom1}}, {"SNP", {1, pmonsim::qpi_mc::snp}},
+    {"NDR", {1, pmonsim::qpi_mc::ndr}},   {"NCS", {1, pmonsim::qpi_mc::ncs}},   {"NCB", {9, pmonsim::qpi_mc::ncb}},
+    {"DRS", {9, pmonsim::qpi_mc::drs}}};
+
+// Response data states of DRS packets: the text's name, the binary code.
+struct rds_state {
+    const char* name;
+    uint8_t code;
+};
+constexpr rds_state kStates[] = {{"M", 8}, {"E", 4}, {"S", 2}, {"F", 1}, {"I", 0}};
+constexpr rds_state kNoState = {"", 0};
 
 std::vector<cls> parse_mix(const std::string& mix) {
     std::vector<cls> out;
@@ -39,8 +54,8 @@ std::vector<cls> parse_mix(const std::string& mix) {
     while (std::getline(ss, item, ',')) {
         const auto eq = item.find('=');
         const std::string name = item.substr(0, eq);
-        auto it = kFlits.find(name);
-        if (it == kFlits.end() || eq == std::string::npos)
+        auto it = kClasses.find(name);
+        if (it == kClasses.end() || eq == std::string::npos)
             throw std::invalid_argument("--mix: '" + item + "' is not CLASS=WEIGHT with CLASS one of "
                                         "HOM0 HOM1 SNP NDR NCS NCB DRS");
         const unsigned w = static_cast<unsigned>(std::stoul(item.substr(eq + 1)));
@@ -114,7 +129,7 @@ int main(int argc, char** argv) {
         unsigned total_weight = 0;
         double mean_flits = 0;
         for (const cls& c : classes) total_weight += c.weight;
-        for (const cls& c : classes) mean_flits += c.flits * double(c.weight) / total_weight;
+        for (const cls& c : classes) mean_flits += c.info.flits * double(c.weight) / total_weight;
         // Mean gap between packet starts on one link direction, in 1/1000 cycle.
         const uint64_t gap_milli = static_cast<uint64_t>(mean_flits / (2.0 * load) * 1000.0 + 0.5);
         rng r{seed};
@@ -136,7 +151,7 @@ int main(int argc, char** argv) {
             unsigned left = 0;
             const cls* c = nullptr;
             unsigned opc = 0, dnid = 0;
-            const char* rds = "";
+            rds_state rds = kNoState;
         };
         std::vector<link> links(sockets * ports * dir_list.size());
         for (auto& l : links) l.next_milli = r.below(static_cast<uint32_t>(gap_milli * 2 + 1));
@@ -160,9 +175,8 @@ int main(int argc, char** argv) {
                     pick -= k.weight;
                 }
                 l.opc = l.c->name == "DRS" ? r.below(8) : r.below(16);
-                l.rds = "";
-                static const char* states[] = {"M", "E", "S", "F", "I"};
-                if (l.c->name == "DRS" && l.opc < 3) l.rds = states[r.below(5)];
+                l.rds = kNoState;
+                if (l.c->name == "DRS" && l.opc < 3) l.rds = kStates[r.below(5)];
                 l.dnid = r.below(8);
                 l.left = burst;
             }
@@ -172,25 +186,20 @@ int main(int argc, char** argv) {
                 p.socket = static_cast<uint8_t>(socket);
                 p.port = static_cast<uint8_t>(port);
                 p.dir = dir_list[dir] == "tx" ? pmonsim::qpi_dir::tx : pmonsim::qpi_dir::rx;
-                static const std::map<std::string, uint8_t> mc_of = {
-                    {"HOM0", pmonsim::qpi_mc::hom0}, {"HOM1", pmonsim::qpi_mc::hom1}, {"SNP", pmonsim::qpi_mc::snp},
-                    {"NDR", pmonsim::qpi_mc::ndr},   {"NCS", pmonsim::qpi_mc::ncs},   {"NCB", pmonsim::qpi_mc::ncb},
-                    {"DRS", pmonsim::qpi_mc::drs}};
-                static const std::map<std::string, uint8_t> rds_of = {{"", 0}, {"I", 0}, {"F", 1}, {"S", 2}, {"E", 4}, {"M", 8}};
-                p.packet.mc = mc_of.at(l.c->name);
+                p.packet.mc = l.c->info.mc;
                 p.packet.opc = static_cast<uint8_t>(l.opc);
-                p.packet.rds = rds_of.at(l.rds);
+                p.packet.rds = l.rds.code;
                 p.packet.dnid = static_cast<uint8_t>(l.dnid);
                 bin->write(p);
             } else {
                 char buf[128];
                 std::snprintf(buf, sizeof buf, "%llu,%u,%u,%s,%s,%u,%s,%u\n", static_cast<unsigned long long>(cycle),
-                              socket, port, dir_list[dir].c_str(), l.c->name.c_str(), l.opc, l.rds, l.dnid);
+                              socket, port, dir_list[dir].c_str(), l.c->name.c_str(), l.opc, l.rds.name, l.dnid);
                 out << buf;
             }
             ++written;
             if (--l.left) {  // the next of the burst: its size at the load, in whole cycles
-                l.next_milli += 1000 * std::max<uint64_t>(1, static_cast<uint64_t>(l.c->flits / (2.0 * load)));
+                l.next_milli += 1000 * std::max<uint64_t>(1, static_cast<uint64_t>(l.c->info.flits / (2.0 * load)));
             } else {
                 l.next_milli += 1 + r.below(static_cast<uint32_t>(gap_milli * 2));
             }
