@@ -201,7 +201,8 @@ private:
 
 std::vector<socket_regs> make_sockets(const uncore_config& cfg) {
     std::vector<socket_regs> out(cfg.sockets);
-    const clock_domain uclk(cfg.uclk_hz()), qclk(cfg.qclk_hz());
+    const clock_domain uclk(cfg.uclk_hz()), qclk(cfg.qclk_hz()), dclk(cfg.dclk_hz());
+    const box_desc* imc = describe(cfg.cpu).box(box_kind::imc);
     for (socket_regs& s : out) {
         s.global_freeze = cfg.start_frozen;
         s.boxes.push_back(std::make_unique<box_regs>(make_box_spec(box_kind::ubox, cfg.cpu), uclk));
@@ -215,6 +216,11 @@ std::vector<socket_regs> make_sockets(const uncore_config& cfg) {
             s.functions.push_back({kQpiDevice[p], 2, qpi_pmon_register_table(cfg.cpu, p), int(3 + p)});
             s.functions.push_back({kQpiDevice[p], 6, qpi_filter_register_table(cfg.cpu, p), int(3 + p)});
             s.functions.push_back({kQpiDevice[p], 0, qpi_misc_register_table(cfg.cpu, p), -1});
+        }
+        for (unsigned u = 0; imc && u < cfg.units_present(*imc); ++u) {
+            s.functions.push_back({imc->pci[u].device, imc->pci[u].fn, imc_register_table(cfg.cpu, u),
+                                   static_cast<int>(s.boxes.size())});
+            s.boxes.push_back(std::make_unique<box_regs>(make_box_spec(box_kind::imc, cfg.cpu, u), dclk));
         }
     }
     return out;
@@ -241,7 +247,7 @@ std::vector<own_counter> decode_counters(const box_regs& b) {
         const uint32_t ctl = b.ref.counter(i).ctl;
         c.value = b.ref.counter(i).value;
         if (!((ctl >> 22) & 1)) continue;
-        if (sp.fixed) {
+        if (sp.is_fixed(i)) {
             c.live = c.fixed = true;
             continue;
         }
@@ -358,9 +364,11 @@ private:
 class clocked_platform {
 public:
     clocked_platform(const baseline_options& o, std::vector<socket_regs>& sockets)
-        : o_(o), ctx_{o.cfg.cpu, o.cfg.sockets, o.cfg.qpi_ports, o.cfg.uclk_hz(), o.cfg.qclk_hz()},
+        : o_(o), ctx_{o.cfg.cpu, o.cfg.sockets, o.cfg.qpi_ports, o.cfg.memory_controllers, o.cfg.uclk_hz(), o.cfg.qclk_hz(),
+               o.cfg.dclk_hz()},
           uclk_period_(period_ps(o.cfg.uclk_hz(), "UCLK")), qclk_period_(period_ps(o.cfg.qclk_hz(), "QCLK")),
-          uclk_("uclk", from_ps(uclk_period_)), qclk_("qclk", from_ps(qclk_period_)) {
+          dclk_period_(period_ps(o.cfg.dclk_hz(), "DCLK")), uclk_("uclk", from_ps(uclk_period_)),
+          qclk_("qclk", from_ps(qclk_period_)), dclk_("dclk", from_ps(dclk_period_)) {
         end_ = clock_domain(o.cfg.uclk_hz()).cycle_start(o.uclk_cycles);
         for (unsigned s = 0; s < sockets.size(); ++s) {
             std::vector<std::unique_ptr<clocked_box>> row;
@@ -369,7 +377,12 @@ public:
                 row.push_back(std::make_unique<clocked_box>(name.c_str(), *this, *b, o.counter,
                                                             b->clock.cycles_before(end_),
                                                             sockets[s].global_freeze));
-                row.back()->clk(b->spec.kind == box_kind::qpi ? qclk_ : uclk_);
+                switch (describe(o.cfg.cpu).need(b->spec.kind).clock) {
+                    case box_clock::uclk: row.back()->clk(uclk_); break;
+                    case box_clock::qclk: row.back()->clk(qclk_); break;
+                    case box_clock::dclk: row.back()->clk(dclk_); break;
+                }
+                index_[{b->spec.kind, unit_of(*b)}] = row.size() - 1;
             }
             boxes_.push_back(std::move(row));
         }
@@ -384,8 +397,7 @@ public:
                 boxes_.at(p->socket).at(3 + p->port)->post_packet(p->dir, *p);
             } else {
                 const auto& e = std::get<trace::event_record>(next_.record);
-                const unsigned b = e.kind == box_kind::ubox ? 0 : e.kind == box_kind::r2pcie ? 2 : 3 + e.unit;
-                boxes_.at(e.socket).at(b)->post_event(e);
+                boxes_.at(e.socket).at(index_.at({e.kind, e.unit}))->post_event(e);
             }
             ++records_;
             have_ = merger_.next(next_);
@@ -406,8 +418,17 @@ private:
 
     const baseline_options& o_;
     trace::trace_context ctx_;
-    uint64_t uclk_period_, qclk_period_;
-    sc_core::sc_clock uclk_, qclk_;
+    // A box's unit: the number its name ends in ("qpi1", "imc5"), else 0.
+    static unsigned unit_of(const box_regs& b) {
+        const std::string& n = b.spec.name;
+        size_t d = n.size();
+        while (d > 0 && n[d - 1] >= '0' && n[d - 1] <= '9') --d;
+        return d < n.size() && numbered(b.spec.kind) ? static_cast<unsigned>(std::stoul(n.substr(d))) : 0;
+    }
+
+    uint64_t uclk_period_, qclk_period_, dclk_period_;
+    sc_core::sc_clock uclk_, qclk_, dclk_;
+    std::map<std::pair<box_kind, unsigned>, size_t> index_;  // a socket's box by (kind, unit)
     std::vector<std::vector<std::unique_ptr<clocked_box>>> boxes_;
     trace::trace_merger merger_;
     trace::trace_merger::merged_record next_;

@@ -108,6 +108,22 @@ void print_registers(cpu_model cpu) {
                     hex(device_id(qpi_misc_register_table(cpu, p)), 4).c_str());
     }
     std::printf("\n");
+
+    // Memory-controller channels: channel 0 of controller 0 in full, the
+    // others by device, function and ID.
+    if (const box_desc* m = describe(cpu).box(box_kind::imc)) {
+        const register_table ch0 = imc_register_table(cpu, 0);
+        print_table(ch0, false, c + ": " + ch0.title + ", DID " + hex(device_id(ch0), 4));
+        std::printf("### %s: memory-controller channel functions\n\n", c.c_str());
+        std::printf("Every channel has the registers of channel 0 above, named with its own MCm_CHn_ prefix; a "
+                    "machine has the channels of the controllers it was given (--memory-controllers).\n\n");
+        std::printf("| Box | Controller | Channel | Function | DID |\n");
+        std::printf("|---|---|---|---|---|\n");
+        for (unsigned u = 0; u < m->units; ++u)
+            std::printf("| imc%u | %u | %u | D%u:F%u | %s |\n", u, u / m->units_per_group, u % m->units_per_group,
+                        m->pci[u].device, m->pci[u].fn, hex(m->pci[u].pmon_id, 4).c_str());
+        std::printf("\n");
+    }
 }
 
 std::string counters(uint8_t m) {

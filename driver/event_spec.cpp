@@ -68,10 +68,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 // The facts parse_event needs from the box description.
 const box_spec& spec_of(box_kind kind, cpu_model cpu) { return spec_for(kind, cpu); }
 
-std::string box_label(box_kind kind, unsigned unit) {
-    if (kind == box_kind::qpi) return "qpi" + std::to_string(unit);
-    return to_string(kind);
-}
+std::string box_label(box_kind kind, unsigned unit) { return unit_name(kind, unit); }
 
 unsigned max_qpi_ports(cpu_model cpu) { return describe(cpu).units(box_kind::qpi); }
 
@@ -95,9 +92,9 @@ std::string pmu_names(cpu_model cpu, unsigned qpi_ports) {
     auto add = [&](const std::string& n) { s += (s.empty() ? "" : ", ") + n; };
     for (const box_desc& b : describe(cpu).boxes) {
         if (!b.events) continue;  // a fixed counter: its general counters' PMU
-        if (b.kind != box_kind::qpi) add(linux_pmu(b.kind));
-        else if (const unsigned ports = std::min(qpi_ports, b.units))
-            add(std::string(linux_pmu(b.kind)) + "_0.." + std::to_string(ports - 1));
+        if (!numbered(b.kind)) add(linux_pmu(b.kind));
+        else if (const unsigned n = b.kind == box_kind::qpi ? std::min(qpi_ports, b.units) : b.units)
+            add(std::string(linux_pmu(b.kind)) + "_0.." + std::to_string(n - 1));
     }
     return s;
 }
@@ -109,11 +106,18 @@ std::optional<std::pair<box_kind, unsigned>> box_of_pmu(const std::string& pmu) 
     for (unsigned k = 0; k < box_kind_count; ++k) {
         const box_kind kind = static_cast<box_kind>(k);
         const std::string base = linux_pmu(kind);
-        if (kind != box_kind::qpi && pmu == base) return std::pair{kind, 0u};
+        if (!numbered(kind) && pmu == base) return std::pair{kind, 0u};
         // (A type of several boxes names each "_N", as the driver does.)
-        if (kind == box_kind::qpi && pmu.size() == base.size() + 2 && pmu.compare(0, base.size(), base) == 0 &&
-            pmu[base.size()] == '_' && pmu.back() >= '0' && pmu.back() <= '9')
-            return std::pair{kind, static_cast<unsigned>(pmu.back() - '0')};
+        if (numbered(kind) && pmu.size() > base.size() + 1 && pmu.size() <= base.size() + 3 &&
+            pmu.compare(0, base.size(), base) == 0 && pmu[base.size()] == '_') {
+            unsigned n = 0;
+            bool digits = true;
+            for (size_t i = base.size() + 1; i < pmu.size(); ++i) {
+                digits = digits && pmu[i] >= '0' && pmu[i] <= '9';
+                n = n * 10 + static_cast<unsigned>(pmu[i] - '0');
+            }
+            if (digits) return std::pair{kind, n};
+        }
     }
     return std::nullopt;
 }
@@ -126,7 +130,8 @@ std::optional<box_kind> fixed_of(box_kind kind) {
         case box_kind::uncore:
         case box_kind::uncore_fixed: return box_kind::uncore_fixed;
         case box_kind::r2pcie:
-        case box_kind::qpi: return std::nullopt;
+        case box_kind::qpi:
+        case box_kind::imc: return std::nullopt;  // (the iMC's DCLK counter is in its own box)
     }
     return std::nullopt;
 }
@@ -137,6 +142,7 @@ const char* name_prefix(box_kind kind) {
         case box_kind::ubox_fixed: return "UNC_U_";
         case box_kind::r2pcie: return "UNC_R2_";
         case box_kind::qpi: return "UNC_Q_";
+        case box_kind::imc: return "UNC_M_";
         case box_kind::uncore:
         case box_kind::uncore_fixed: return "UNC_";
     }
@@ -175,6 +181,9 @@ struct draft {
 void set_box(draft& d, box_kind kind, unsigned unit, unsigned qpi_ports) {
     if (!describe(d.cpu).box(kind))
         d.fail(box_label(kind, unit) + " does not exist on " + to_string(d.cpu) + " (" + box_names(d.cpu) + ")");
+    if (numbered(kind) && kind != box_kind::qpi && unit >= describe(d.cpu).units(kind))
+        d.fail(box_label(kind, unit) + " does not exist on " + to_string(d.cpu) + " (" + box_label(kind, 0) + ".." +
+               box_label(kind, describe(d.cpu).units(kind) - 1) + ")");
     if (kind == box_kind::qpi) {
         const std::string name = box_label(kind, unit);
         if (unit >= max_qpi_ports(d.cpu))
@@ -455,13 +464,21 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
     const std::string box = lower(trim(body.substr(0, slash)));
     std::string rest = trim(body.substr(slash + 1));
 
-    if (box == "ubox") set_box(d, box_kind::ubox, 0, qpi_ports);
-    else if (box == "ubox_fixed") set_box(d, box_kind::ubox_fixed, 0, qpi_ports);
-    else if (box == "r2pcie") set_box(d, box_kind::r2pcie, 0, qpi_ports);
-    else if (box == "uncore") set_box(d, box_kind::uncore, 0, qpi_ports);
-    else if (box == "uncore_fixed") set_box(d, box_kind::uncore_fixed, 0, qpi_ports);
-    else if (box.size() == 4 && box.compare(0, 3, "qpi") == 0 && box[3] >= '0' && box[3] <= '9')
-        set_box(d, box_kind::qpi, static_cast<unsigned>(box[3] - '0'), qpi_ports);
+    // A box of any CPU's ("uncore" on ivb-ep is refused by name), or a
+    // numbered kind's unit ("qpi2" where there are two).
+    std::optional<std::pair<box_kind, unsigned>> named;
+    for (unsigned k = 0; k < box_kind_count && !named; ++k) {
+        const auto kind = static_cast<box_kind>(k);
+        const std::string base = to_string(kind);
+        if (!numbered(kind) && box == base) named = std::pair{kind, 0u};
+        if (numbered(kind) && box.size() > base.size() && box.size() <= base.size() + 2 &&
+            box.compare(0, base.size(), base) == 0 &&
+            std::all_of(box.begin() + static_cast<std::ptrdiff_t>(base.size()), box.end(),
+                        [](char c) { return c >= '0' && c <= '9'; }))
+            named = std::pair{kind, static_cast<unsigned>(std::stoul(box.substr(base.size())))};
+    }
+    if (named)
+        set_box(d, named->first, named->second, qpi_ports);
     else
         d.fail("unknown box '" + body.substr(0, slash) + "' (" + box_names(d.cpu) + ")" +
                did_you_mean(body.substr(0, slash), split_names(box_names(d.cpu))));

@@ -150,13 +150,14 @@ machine_view::machine_view(uncore_system& sys, uint64_t tsc_hz)
         const unsigned bus = cfg.bus_of(s);
         for (const auto& f : sys.socket(s).pci_functions()) {
             const register_def* id = f.table.find(0u);
-            // Class: "performance counters" (11h/01h) for a function with
-            // counters, "other system peripheral" (08h/80h) for the rest.
+            // Class: the box's PMON class for a function with counters,
+            // "other system peripheral" (08h/80h) for the rest.
             bool counters = false;
             for (const auto& r : f.table.regs) counters |= r.role == reg_role::ctr;
+            const uint32_t cls =
+                counters ? pmonsim::describe(cfg.cpu).need(f.box->core().spec().kind).pci_class : 0x088000u;
             functions_.push_back({s, bus, f.dev, f.fn, static_cast<uint16_t>(id->reset),
-                                  static_cast<uint16_t>(id->reset >> 16), counters ? 0x110100u : 0x088000u,
-                                  &f.table, f.table.title});
+                                  static_cast<uint16_t>(id->reset >> 16), cls, &f.table, f.table.title, {}});
         }
         for (const auto& p : platform_functions(cfg.cpu, cfg.uclk_ratio()))
             functions_.push_back({s, bus, p.dev, p.fn, 0x8086, p.device_id, p.class_code, nullptr, p.what, p.dwords});

@@ -62,7 +62,12 @@ void describe_box(presented_pmu& p, const register_table& t) {
         if (r) p.ctr_bits = width_of(*r);
     }
     if (const register_def* b = with_role(t, reg_role::box_ctl)) p.box_ctl = b->offset;
-    if (const register_def* f = with_role(t, reg_role::fixed_ctl)) {
+    // (A fixed counter beside general ones has the index after theirs.)
+    auto fixed = [&](reg_role role) {
+        const register_def* r = with_role(t, role, static_cast<unsigned>(p.ctl.size()));
+        return r ? r : with_role(t, role);
+    };
+    if (const register_def* f = fixed(reg_role::fixed_ctl)) {
         p.fixed_ctl = f->offset;
         for (const auto& x : f->fields)
             if (x.is(ctl_bits::en) || x.is(nhm_bits::fixed_en)) p.fixed_enable = bit_mask(x.hi, x.lo);
@@ -74,7 +79,7 @@ void describe_box(presented_pmu& p, const register_table& t) {
                 p.global_ctl = g->offset;
                 p.global_enable |= bit_mask(x.hi, x.lo);
             }
-    if (const register_def* f = with_role(t, reg_role::fixed_ctr)) {
+    if (const register_def* f = fixed(reg_role::fixed_ctr)) {
         p.fixed_ctr = f->offset;
         p.fixed_bits = width_of(*f);
     }
@@ -146,7 +151,7 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
         while (d > 0 && n[d - 1] >= '0' && n[d - 1] <= '9') --d;
         p.name = "uncore_" + n.substr(0, d) + (d < n.size() ? "_" + n.substr(d) : "");
         p.type = type++;
-        p.kind = n.substr(0, d) == "qpi" ? box_kind::qpi : box_kind::r2pcie;
+        p.kind = f.box->core().spec().kind;
         p.msr = false;
         p.dev = f.dev;
         p.fn = f.fn;

@@ -86,12 +86,9 @@ std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores) {
 std::vector<platform_function> platform_functions(cpu_model cpu, uint32_t uclk_ratio) {
     const cpu_desc& d = describe(cpu);
     std::vector<platform_function> f;
-    // The device IDs follow one pattern in both generations: the iMC channel
-    // at D16:Fn is xxBn (SNB-EP 3CBn, IVB-EP 0EBn), R3QPI link 0/1 at D19:F5/F6.
-    if (const uint16_t imc = d.platform.imc_channel, r3qpi = d.platform.r3qpi; imc) {  // (none: Nehalem/Westmere)
-        for (unsigned fn : {0u, 1u, 4u, 5u})
-            f.push_back({16, fn, static_cast<uint16_t>(imc + fn), 0x088000,
-                         "memory controller channel (PMON registers read back, no counting)", {}});
+    // R3QPI link 0/1 at D19:F5/F6 (the memory-controller channels are the
+    // model's own boxes).
+    if (const uint16_t r3qpi = d.platform.r3qpi) {  // (none: Nehalem/Westmere)
         f.push_back({19, 5, r3qpi, 0x110100, "R3QPI link 0 (registers read back, no counting)", {}});
         f.push_back({19, 6, static_cast<uint16_t>(r3qpi + 1), 0x110100,
                      "R3QPI link 1 (registers read back, no counting)", {}});

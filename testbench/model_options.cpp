@@ -17,6 +17,14 @@ std::string qpi_ports_by_cpu() {
     return s;
 }
 
+std::string memory_controllers_by_cpu() {
+    std::string s;
+    for (const cpu_desc& d : cpu_registry())
+        if (const box_desc* m = d.box(box_kind::imc))
+            s += (s.empty() ? "" : ", ") + std::string(d.name) + " " + std::to_string(m->units / m->units_per_group);
+    return s;
+}
+
 }  // namespace
 
 std::string cpus_with_global_freeze() {
@@ -41,6 +49,10 @@ void add_model_options(boost::program_options::options_description& opts, uncore
         ("uclk-mhz", po::value(&cfg.uclk_mhz)->default_value(cfg.uclk_mhz), (note + "UCLK frequency in MHz").c_str())
         ("qpi-gts", po::value(&cfg.qpi_gts)->default_value(cfg.qpi_gts),
          (note + "QPI rate in GT/s (QCLK = GT/s / 8)").c_str())
+        ("dclk-mhz", po::value(&cfg.dclk_mhz)->default_value(cfg.dclk_mhz),
+         (note + "DRAM clock in MHz, half the DDR rate (the memory-controller channels count it)").c_str())
+        ("memory-controllers", po::value(&cfg.memory_controllers)->default_value(cfg.memory_controllers),
+         (note + "memory controllers per socket, 4 channels each (at most: " + memory_controllers_by_cpu() + ")").c_str())
         ("freeze-latency", po::value(&cfg.freeze_latency)->default_value(cfg.freeze_latency),
          (note + "UCLK cycles until an overflow freeze reaches the other boxes").c_str());
 }

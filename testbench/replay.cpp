@@ -22,6 +22,8 @@ trace::trace_context trace_context_of(const uncore_config& cfg) {
     c.cpu = cfg.cpu;
     c.sockets = cfg.sockets;
     c.qpi_ports = cfg.qpi_ports;
+    c.memory_controllers = cfg.memory_controllers;
+    c.dclk_hz = cfg.dclk_hz();
     c.uclk_hz = cfg.uclk_hz();
     c.qclk_hz = cfg.qclk_hz();
     // (Half the model's range: the flits of the last packets, queued behind

@@ -49,8 +49,8 @@ struct socket_summary {
 
 struct gathered {
     time_ps now;
-    uint64_t uclk_cycles, qclk_cycles;
-    bool has_qclk;  // whether any box counts QCLK cycles
+    uint64_t uclk_cycles, qclk_cycles, dclk_cycles;
+    bool has_qclk, has_dclk;  // whether any box counts QCLK, DCLK cycles
     std::vector<counter_row> rows;
     std::vector<socket_summary> sockets;
 };
@@ -60,12 +60,14 @@ gathered gather(uncore_system& sys) {
     g.now = now_ps();
     g.uclk_cycles = clock_domain(sys.config().uclk_hz()).cycles_before(g.now);
     g.qclk_cycles = clock_domain(sys.config().qclk_hz()).cycles_before(g.now);
+    g.dclk_cycles = clock_domain(sys.config().dclk_hz()).cycles_before(g.now);
     const cpu_desc& cpu = describe(sys.config().cpu);
-    g.has_qclk = false;
+    g.has_qclk = g.has_dclk = false;
     for (const box_desc& b : cpu.boxes)
         switch (b.clock) {
             case box_clock::uclk: break;
             case box_clock::qclk: g.has_qclk = true; break;
+            case box_clock::dclk: g.has_dclk = true; break;
         }
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         uncore_socket& sock = sys.socket(s);
@@ -129,6 +131,7 @@ void print_table(std::ostream& os, const gathered& g, const diagnostic_sink& dia
                   static_cast<unsigned long long>(g.uclk_cycles));
     os << line;
     if (g.has_qclk) os << ", " << g.qclk_cycles << " QCLK cycles";
+    if (g.has_dclk) os << ", " << g.dclk_cycles << " DCLK cycles";
     os << "\n";
     os << diags.records().size() << " diagnostic(s)\n";
     for (const auto& r : diags.records()) os << "  " << format_diagnostic(r) << "\n";
@@ -161,6 +164,10 @@ void print_json(std::ostream& os, uncore_system& sys, const gathered& g, const d
     j["qclk_hz"] = sys.config().qclk_hz();
     j["uclk_cycles"] = g.uclk_cycles;
     j["qclk_cycles"] = g.qclk_cycles;
+    if (g.has_dclk) {
+        j["dclk_hz"] = sys.config().dclk_hz();
+        j["dclk_cycles"] = g.dclk_cycles;
+    }
     j["sockets"] = ordered_json::array();
     for (const socket_summary& s : g.sockets) {
         ordered_json js;

@@ -52,7 +52,7 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
     }
     // CLOCKTICKS is the box's own clock: one per cycle, never from a trace.
     if (spec_.catalog)
-        if (auto e = spec_.catalog->find("CLOCKTICKS")) {
+        if (auto e = spec_.catalog->find(spec_.clock_event)) {
             clock_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
             push_step({0, static_cast<unsigned>(clock_input_), 1});
         }
@@ -70,8 +70,9 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
 // any carry, or only with ov_en.
 void box_core::note_carry(unsigned i) {
     if (!spec_.has_box_status || !(spec_.status_on_any_carry || ctr_[i].ov_en)) return;
-    if (!((status_ >> i) & 1u)) ++status_sets_;
-    status_ |= 1u << i;
+    const uint32_t bit = 1u << spec_.status_bit(i);
+    if (!(status_ & bit)) ++status_sets_;
+    status_ |= bit;
 }
 
 void box_core::set_counter_gate(uint32_t gate, time_ps t) {
@@ -114,7 +115,7 @@ void box_core::decode_ctl(unsigned i) {
     c.problem.clear();
     c.counts = false;
     c.diagnosed = false;
-    if (spec_.fixed) {
+    if (spec_.is_fixed(i)) {
         c.counts = true;  // one per cycle of its clock
         return;
     }
@@ -185,7 +186,7 @@ void box_core::derive_slot_weights(counter& c) const {
 
 std::string box_core::event_name(unsigned i) const {
     const counter& c = ctr_.at(i);
-    if (spec_.fixed) return "UCLK";
+    if (spec_.is_fixed(i)) return spec_.clock_name;
     if (c.ctl == 0) return "-";
     const uint8_t ev = static_cast<uint8_t>(ctl_bits::ev_sel.get(c.ctl)),
                   umask = static_cast<uint8_t>(ctl_bits::umask.get(c.ctl));
@@ -231,7 +232,7 @@ cycle_t box_core::message_horizon() const {
         if (!(ov_mask_ & (1u << i))) continue;
         const counter& c = ctr_[i];
         uint64_t m = 1;  // a threshold or the fixed counter: at most 1 per cycle
-        if (!spec_.fixed && c.cond.thresh == 0) {
+        if (!spec_.is_fixed(i) && c.cond.thresh == 0) {
             m = 0;
             for (unsigned in : c.inputs) {
                 m += inputs_[in] + rising_[in];
@@ -263,7 +264,7 @@ void box_core::diag(const register_def& r, uint64_t value, time_ps now, std::str
 
 void box_core::check_live(unsigned i, time_ps now) {
     counter& c = ctr_[i];
-    if (c.diagnosed || !c.en || frozen() || spec_.fixed) return;
+    if (c.diagnosed || !c.en || frozen() || spec_.is_fixed(i)) return;
     const register_def* r = nullptr;
     for (const auto& reg : spec_.table.regs)
         if (reg.role == reg_role::ctl && reg.index == i) r = &reg;
@@ -314,7 +315,10 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
         case reg_role::fixed_ctl: {
             counter& c = ctr_.at(r.index);
             c.ctl = static_cast<uint32_t>(merge(c.ctl));
-            if (spec_.has_rst && ctl_bits::rst.test(pulses)) c.value = 0;
+            // (The table declares a reset only where the control has one.)
+            const bool rst = r.role == reg_role::fixed_ctl ? fixed_ctl_bits::rst.test(pulses)
+                                                           : spec_.has_rst && ctl_bits::rst.test(pulses);
+            if (rst) c.value = 0;
             c.prev = false;  // the edge detector restarts on every control write
             decode(r.index);
             check_live(r.index, now);

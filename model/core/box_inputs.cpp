@@ -194,7 +194,7 @@ void box_core::skip_slots(unsigned d, cycle_t to) {
 uint32_t box_core::counter_increment(unsigned i) const {
     // What cycle cur_ adds before conditioning.
     const counter& c = ctr_.at(i);
-    if (spec_.fixed) return 1;
+    if (spec_.is_fixed(i)) return 1;
     uint64_t inc = 0;
     for (unsigned in : c.inputs) inc += input_now(in);
     return static_cast<uint32_t>(inc);

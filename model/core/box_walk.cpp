@@ -331,7 +331,7 @@ void box_core::advance_lazily(cycle_t target) {
     auto catch_up = [&](unsigned i, cycle_t to) {  // counter i over [from[i], to)
         if (to <= from[i]) return;
         const counter& c = ctr_[i];
-        if (c.en && c.counts) count_run(i, spec_.fixed ? 1 : static_cast<uint32_t>(ginc_[i]), to - from[i]);
+        if (c.en && c.counts) count_run(i, spec_.is_fixed(i) ? 1 : static_cast<uint32_t>(ginc_[i]), to - from[i]);
         from[i] = to;
     };
     const unsigned n_ctr = static_cast<unsigned>(ctr_.size());
@@ -384,7 +384,7 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             counter& c = ctr_[i];
             if (!c.en || !c.counts) continue;
-            incs[i] = spec_.fixed ? 1 : static_cast<uint32_t>(ginc_[i]);
+            incs[i] = spec_.is_fixed(i) ? 1 : static_cast<uint32_t>(ginc_[i]);
             if (cto_input_ >= 0 && cto_now_ &&
                 std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
                 incs[i] += cto_now_;

@@ -36,9 +36,21 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
     s.has_box_status = d.box_status;
     s.status_on_any_carry = d.status_on_any_carry;
     s.global_bit = d.global_bits.at(unit);
+    s.has_rst = d.ctl.rst;
+    s.clock_event = d.clock_event;
+    switch (d.clock) {
+        case box_clock::uclk: s.clock_name = "UCLK"; break;
+        case box_clock::qclk: s.clock_name = "QCLK"; break;
+        case box_clock::dclk: s.clock_name = "DCLK"; break;
+    }
+    if (d.fixed_counter) {
+        s.fixed_index = static_cast<int>(d.counters);
+        s.counters = d.counters + 1;
+    }
     switch (d.box_ctl) {
         case box_ctl_style::none: break;
-        case box_ctl_style::frz_en: s.has_box_ctl = s.freeze_needs_frz_en = true; break;
+        case box_ctl_style::frz_en:
+        case box_ctl_style::frz_en_no_resets: s.has_box_ctl = s.freeze_needs_frz_en = true; break;
         case box_ctl_style::write1_16_17: s.has_box_ctl = true; break;
     }
     switch (kind) {
@@ -71,12 +83,18 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
                                  {reg_role::ctl, reg_role::ctr, reg_role::addr_match});
             s.has_rst = false;  // bit 17 is OCC_CTR_RST there
             s.filter = packet_filter::addr_opcode_match;
+            s.gate = global_gate::uncore_general;
+            break;
+        case box_kind::imc:
+            s.name = unit_name(kind, unit);
+            s.table = imc_register_table(cpu, unit);
             break;
         case box_kind::uncore_fixed:
             s.name = "uncore_fixed";
             s.table = only_roles(nhm_uncore_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
             s.fixed = true;
             s.en = nhm_bits::fixed_en;
+            s.gate = global_gate::uncore_fixed;
             s.ov_en = nhm_bits::fixed_pmi;
             break;
     }

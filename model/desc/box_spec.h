@@ -21,6 +21,16 @@ enum class packet_filter : uint8_t {
     addr_opcode_match,
 };
 
+// How a global control reaches into a box's counters beyond freeze and PMI.
+enum class global_gate : uint8_t {
+    none,
+    // Nehalem/Westmere: MSR_UNCORE_PERF_GLOBAL_CTRL.EN_PCn enables general
+    // counter n, GLOBAL_STATUS.OVF_PCn is its status bit.
+    uncore_general,
+    // The same for the fixed counter: EN_FC0 and OVF_FC0.
+    uncore_fixed,
+};
+
 // What the counting engine needs to know of one box instance: its
 // descriptor's facts (desc/cpu.h) in the form the engine reads them, and the
 // registers the box owns (built from the same descriptor).
@@ -42,15 +52,29 @@ struct box_spec {
     bool has_box_status = false;
     bool status_on_any_carry = false;  // SNB-EP: any carry sets BOX_STATUS
     bool fixed = false;                // counts its own clock; no event select
+    // The box's counter that is a fixed counter beside the general ones (the
+    // last, index counters - 1), -1 if none; its BOX_STATUS bit is 0 and
+    // general counter i's is i + 1 (box_desc::fixed_counter).
+    int fixed_index = -1;
+    const char* clock_name = "UCLK";     // what a fixed counter counts, for reports
+    std::string clock_event = "CLOCKTICKS";  // the catalog's event of the box's own clock
     bool has_rst = true;               // CTL bit 17 clears the paired counter
     bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
     int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
     uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)
     packet_filter filter = packet_filter::none;
+    global_gate gate = global_gate::none;
     uint32_t addr_match_code = 0x35;   // Nehalem/Westmere ADDR_OPCODE_MATCH
     const event_catalog* catalog = nullptr;
     // The registers this box owns.
     register_table table;
+
+    bool is_fixed(unsigned i) const { return fixed || static_cast<int>(i) == fixed_index; }
+    // Counter i's bit in BOX_STATUS.
+    unsigned status_bit(unsigned i) const {
+        if (fixed_index < 0) return i;
+        return static_cast<int>(i) == fixed_index ? 0 : i + 1;
+    }
 };
 
 box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit = 0);

@@ -20,15 +20,22 @@ enum class cpu_model : uint8_t { snb_ep, ivb_ep, nhm_ep, wsm_ep };
 // The CPU every tool models unless told otherwise (DECISIONS.md P1).
 constexpr cpu_model default_cpu = cpu_model::ivb_ep;
 
-enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed };
-constexpr unsigned box_kind_count = 6;
+enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc };
+constexpr unsigned box_kind_count = 7;
 const char* to_string(box_kind k);
 // Linux's perf PMU for a box kind: "uncore_ubox", "uncore_r2pcie", "uncore_qpi"
 // (a unit's is "uncore_qpi_N"), "uncore" (Nehalem/Westmere); a fixed counter
 // belongs to its general counters' PMU.
 const char* linux_pmu(box_kind k);
+// A box unit's name in traces, reports and events: "r2pcie", "qpi1", "imc5"
+// (kinds of several units are numbered).
+std::string unit_name(box_kind k, unsigned unit);
+// Whether a kind's units are numbered (and its Linux PMUs are "_N").
+bool numbered(box_kind k);
 
-enum class box_clock : uint8_t { uclk, qclk };
+// The clock a box counts: the uncore clock, the QPI link's (GT/s / 8), or the
+// DRAM clock (half the DDR transfer rate; the iMC channels).
+enum class box_clock : uint8_t { uclk, qclk, dclk };
 
 // How a box overflow reaches beyond the box.
 enum class global_control : uint8_t {
@@ -53,6 +60,9 @@ enum class packet_route : uint8_t {
 enum class box_ctl_style : uint8_t {
     none,          // no BOX_CTL (UBox)
     frz_en,        // SNB-EP: frz obeyed only with frz_en (16); ov_en (17) stored
+    // SNB-EP iMC (327043-001 Table 2-60): frz and frz_en as above, but bits
+    // 1:0 are reserved: no rst_ctrs or rst_ctrl (decisions.md B2).
+    frz_en_no_resets,
     write1_16_17,  // IVB-EP: bits 17:16 "software must write 1", no effect
 };
 
@@ -62,14 +72,18 @@ struct ctl_shape {
     bool ov_en = false;   // bit 20
     bool ext = false;     // bit 21, the extra event select bit (QPI)
     bool rw_v = false;    // the manual marks the control RW-V rather than RW
+    bool rst = true;      // bit 17 clears the paired counter (reserved on the SNB-EP iMC)
 };
+
+
 
 // A PCI box unit's device and the device IDs of its functions.
 struct pci_unit {
     unsigned device;
-    uint16_t pmon_id;    // the PMON function (F1 for R2PCIe, F2 for QPI)
+    uint16_t pmon_id;    // the PMON function
     uint16_t filter_id;  // QPI packet filter (F6); 0: none
     uint16_t misc_id;    // QPI misc (F0); 0: none
+    unsigned fn;         // the PMON function's number (R2PCIe 1, QPI 2, iMC channels 0/1/4/5)
 };
 
 struct event_def;
@@ -95,6 +109,23 @@ struct box_desc {
     std::vector<pci_unit> pci;      // per unit; empty for an MSR box
     std::vector<event_def> (*events)() = nullptr;  // catalog; null: no event select
     std::vector<linux_event_alias> linux_events = {};
+    // A fixed counter inside the box's own register block, beside its general
+    // counters (the iMC channel's DCLK counter: FIXED_CTL 0xF0, FIXED_CTR
+    // 0xD0): it counts every cycle of the box's clock, obeys the box's freeze
+    // and ov_en like the others, and reports overflow in BOX_STATUS bit 0,
+    // the general counters' bits moving up one (decisions.md B3).
+    bool fixed_counter = false;
+    // The catalog's event that counts the box's own clock (never driven by a trace).
+    const char* clock_event = "CLOCKTICKS";
+    // Units per group where a machine chooses how many groups it has (iMC:
+    // 4 channels per memory controller); 0: all units are always present.
+    unsigned units_per_group = 0;
+    // Event-name prefix in Intel's catalogs and perf ("UNC_M_").
+    const char* event_prefix = "";
+    // The PCI class of its PMON functions, as lspci shows it: "performance
+    // counters" (11/01/00), or what the function is besides (the iMC channels'
+    // thermal-control functions: "other system peripheral", 08/80/00).
+    uint32_t pci_class = 0x110100;
 };
 
 // How the CPU presents itself to software when the model is served to real
@@ -113,8 +144,7 @@ struct cpu_identity {
 // PCI functions of the platform outside the PMON model that a served machine
 // presents as plain registers (serve/platform.cpp).
 struct platform_ids {
-    uint16_t imc_channel;  // iMC channel PMON functions 16.x; 0: none
-    uint16_t r3qpi;        // R3QPI link 0 (19.5; link 1 at 19.6 is +1)
+    uint16_t r3qpi;        // R3QPI link 0 (19.5; link 1 at 19.6 is +1); 0: none
 };
 
 // How each socket's uncore PCI bus is numbered when no bus is configured

@@ -24,6 +24,9 @@ std::vector<event_def> snb_ep_r2pcie_events();
 std::vector<event_def> ivb_ep_r2pcie_events();
 std::vector<event_def> snb_ep_qpi_events();
 std::vector<event_def> ivb_ep_qpi_events();
+// catalog_imc.cpp
+std::vector<event_def> snb_ep_imc_events();
+std::vector<event_def> ivb_ep_imc_events();
 // catalog_nhm.cpp
 std::vector<event_def> nhm_ep_events();
 std::vector<event_def> wsm_ep_events();
@@ -38,6 +41,12 @@ namespace {
     "sse sse2 ss ht tm pbe syscall nx pdpe1gb rdtscp lm constant_tsc arch_perfmon pebs bts rep_good "   \
     "nopl xtopology nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx smx est tm2 "  \
     "ssse3 cx16 xtpr pdcm pcid dca sse4_1 sse4_2 x2apic popcnt tsc_deadline_timer aes xsave avx"
+
+// Linux's snbep_uncore_imc_events (both generations): a CAS moves one 64-byte
+// line. (Its clockticks alias, event=0xff, names the fixed counter.)
+std::vector<linux_event_alias> imc_linux_events() {
+    return {{"cas_count_read", "event=0x04,umask=0x03"}, {"cas_count_write", "event=0x04,umask=0x0c"}};
+}
 
 // SNB-EP/IVB-EP: UCLK is not presented as a register.
 uclk_ratio_desc no_uclk_register() { return {uclk_report::none, 0, 0, 0, 0, 0, 0.0}; }
@@ -56,7 +65,7 @@ cpu_desc snb_ep() {
                 0xBFEBFBFF, 0x0,
                 PMONSIM_E5_COMMON_FLAGS " lahf_lm epb tpr_shadow vnmi flexpriority ept vpid xsaveopt "
                                         "dtherm ida arat pln pts"},
-               global_control::none, packet_route::qpi_link, {}, {0x3CB0, 0x3C44},
+               global_control::none, packet_route::qpi_link, {}, {0x3C44},
                uncore_bus_numbering::top_of_half, no_uclk_register()};
     const ctl_shape snb_ctl{true, false, false, false};
     d.boxes = {
@@ -64,15 +73,22 @@ cpu_desc snb_ep() {
          snb_ep_ubox_events},
         {box_kind::ubox_fixed, box_clock::uclk, 1, 1, 48, {}, box_ctl_style::none, false, false, {-1}, {}, nullptr},
         {box_kind::r2pcie, box_clock::uclk, 1, 4, 44, {true, false, false, true}, box_ctl_style::frz_en, true, true,
-         {-1}, {{19, 0x3C43, 0, 0}}, snb_ep_r2pcie_events},
+         {-1}, {{19, 0x3C43, 0, 0, 1}}, snb_ep_r2pcie_events},
         {box_kind::qpi, box_clock::qclk, 2, 4, 48, {true, false, true, true}, box_ctl_style::frz_en, true, true,
-         {-1, -1}, {{8, 0x3C41, 0x3C86, 0x3C80}, {9, 0x3C42, 0x3C96, 0x3C90}}, snb_ep_qpi_events,
+         {-1, -1}, {{8, 0x3C41, 0x3C86, 0x3C80, 2}, {9, 0x3C42, 0x3C96, 0x3C90, 2}}, snb_ep_qpi_events,
          // Linux's snbep_uncore_qpi_events (ivbep and the other boxes have none);
          // event=0x102 sets the extra select bit through "config:0-7,21".
          {{"clockticks", "event=0x14"},
           {"txl_flits_active", "event=0x00,umask=0x06"},
           {"drs_data", "event=0x102,umask=0x08"},
           {"ncb_data", "event=0x103,umask=0x04"}}},
+        // One controller, channels 0-3 at D16:F0/F1/F4/F5 in the manual's
+        // order (327043-001 Table 2-59; decisions.md B1). No reset bits in
+        // BOX_CTL or CTLn; BOX_STATUS per the datasheet's PmonUnitStatus.
+        {box_kind::imc, box_clock::dclk, 4, 4, 48, {true, false, false, true, false}, box_ctl_style::frz_en_no_resets,
+         true, true, {-1, -1, -1, -1},
+         {{16, 0x3CB0, 0, 0, 0}, {16, 0x3CB1, 0, 0, 1}, {16, 0x3CB4, 0, 0, 4}, {16, 0x3CB5, 0, 0, 5}},
+         snb_ep_imc_events, imc_linux_events(), true, "CLOCKTICKS", 4, "UNC_M_", 0x088000},
     };
     d.aliases = {"snb", "snbep", "jaketown", "sandybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -85,7 +101,7 @@ cpu_desc ivb_ep() {
                 0xBFEBFBFF, 0x281,
                 PMONSIM_E5_COMMON_FLAGS " f16c rdrand lahf_lm epb tpr_shadow vnmi flexpriority ept "
                                         "vpid fsgsbase smep erms xsaveopt dtherm ida arat pln pts"},
-               global_control::ubox_freeze, packet_route::qpi_link, {}, {0x0EB0, 0x0E36},
+               global_control::ubox_freeze, packet_route::qpi_link, {}, {0x0E36},
                uncore_bus_numbering::top_of_half, no_uclk_register()};
     namespace gs = global_status_bits;
     d.boxes = {
@@ -94,11 +110,20 @@ cpu_desc ivb_ep() {
         {box_kind::ubox_fixed, box_clock::uclk, 1, 1, 48, {false, true, false, true}, box_ctl_style::none, false, false,
          {gs::ov_u_fixed.lo}, {}, nullptr},
         {box_kind::r2pcie, box_clock::uclk, 1, 4, 44, {false, true, false, true}, box_ctl_style::write1_16_17, true,
-         false, {gs::ov_rp.lo}, {{19, 0x0E34, 0, 0}}, ivb_ep_r2pcie_events},
+         false, {gs::ov_rp.lo}, {{19, 0x0E34, 0, 0, 1}}, ivb_ep_r2pcie_events},
         {box_kind::qpi, box_clock::qclk, 3, 4, 48, {false, true, true, true}, box_ctl_style::write1_16_17, true, false,
          {gs::ov_q0.lo, gs::ov_q1.lo, -1},
-         {{8, 0x0E32, 0x0E86, 0x0E80}, {9, 0x0E33, 0x0E96, 0x0E90}, {24, 0x0E3A, 0x0EC6, 0x0EC0}},
+         {{8, 0x0E32, 0x0E86, 0x0E80, 2}, {9, 0x0E33, 0x0E96, 0x0E90, 2}, {24, 0x0E3A, 0x0EC6, 0x0EC0, 2}},
          ivb_ep_qpi_events},
+        // Up to two controllers of four channels, MC0 at D16, MC1 at D30,
+        // channels 0-3 at F4/F5/F0/F1 (Linux, PCM and likwid agree; decisions.md
+        // B1); each controller's channels report to GLOBAL_STATUS.ov_m0/ov_m1.
+        {box_kind::imc, box_clock::dclk, 8, 4, 48, {false, true, false, true, true}, box_ctl_style::write1_16_17,
+         true, false, {gs::ov_m0.lo, gs::ov_m0.lo, gs::ov_m0.lo, gs::ov_m0.lo, gs::ov_m1.lo, gs::ov_m1.lo,
+                       gs::ov_m1.lo, gs::ov_m1.lo},
+         {{16, 0x0EB4, 0, 0, 4}, {16, 0x0EB5, 0, 0, 5}, {16, 0x0EB0, 0, 0, 0}, {16, 0x0EB1, 0, 0, 1},
+          {30, 0x0EF4, 0, 0, 4}, {30, 0x0EF5, 0, 0, 5}, {30, 0x0EF0, 0, 0, 0}, {30, 0x0EF1, 0, 0, 1}},
+         ivb_ep_imc_events, imc_linux_events(), true, "DCLOCKTICKS", 4, "UNC_M_", 0x088000},
     };
     d.aliases = {"ivb", "ivbep", "ivytown", "ivybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -130,7 +155,7 @@ cpu_desc nhm_ep() {
     cpu_desc d{cpu_model::nhm_ep, "nhm-ep", "Xeon 5500 (Nehalem-EP)", "SDM Vol. 3B 18.8.2",
                {6, 0x1A, 5, "Intel(R) Xeon(R) CPU           X5570  @ 2.93GHz", 2933, 0, 8192, 0x009CE3BD,
                 0xBFEBFBFF, 0x0, PMONSIM_NHM_COMMON_FLAGS},
-               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::nhm_ep_events), {0, 0},
+               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::nhm_ep_events), {0},
                uncore_bus_numbering::last_buses,
                // Linux's PCI_DEVICE_ID_INTEL_I7_NONCORE_ALT, "Xeon 55xx" to i7core_edac
                // (0x2C41 is the Core i7-900 / Xeon 3500's).
@@ -144,7 +169,7 @@ cpu_desc wsm_ep() {
     cpu_desc d{cpu_model::wsm_ep, "wsm-ep", "Xeon 5600 (Westmere-EP)", "SDM Vol. 3B 18.8.2",
                {6, 0x2C, 2, "Intel(R) Xeon(R) CPU           X5670  @ 2.93GHz", 2933, 0, 12288, 0x029EE3FF,
                 0xBFEBFBFF, 0x0, PMONSIM_NHM_COMMON_FLAGS " pclmulqdq pcid aes pdpe1gb arat"},
-               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::wsm_ep_events), {0, 0},
+               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::wsm_ep_events), {0},
                uncore_bus_numbering::last_buses,
                // Linux's PCI_DEVICE_ID_INTEL_LYNNFIELD_NONCORE_REV2, "Xeon 56xx / i7-900"
                // to i7core_edac (pci.ids: Xeon 5600 Series ... Generic Non-core Registers).
@@ -165,6 +190,7 @@ const char* to_string(box_kind k) {
         case box_kind::qpi: return "qpi";
         case box_kind::uncore: return "uncore";
         case box_kind::uncore_fixed: return "uncore_fixed";
+        case box_kind::imc: return "imc";
     }
     return "?";
 }
@@ -177,8 +203,26 @@ const char* linux_pmu(box_kind k) {
         case box_kind::qpi: return "uncore_qpi";
         case box_kind::uncore:
         case box_kind::uncore_fixed: return "uncore";
+        case box_kind::imc: return "uncore_imc";
     }
     return "";
+}
+
+bool numbered(box_kind k) {
+    switch (k) {
+        case box_kind::qpi:
+        case box_kind::imc: return true;
+        case box_kind::ubox:
+        case box_kind::ubox_fixed:
+        case box_kind::r2pcie:
+        case box_kind::uncore:
+        case box_kind::uncore_fixed: return false;
+    }
+    return false;
+}
+
+std::string unit_name(box_kind k, unsigned unit) {
+    return numbered(k) ? to_string(k) + std::to_string(unit) : std::string(to_string(k));
 }
 
 const box_desc* cpu_desc::box(box_kind k) const {

@@ -38,6 +38,12 @@ inline constexpr bitfield thresh{"thresh", 31, 24};
 inline constexpr bitfield thresh5{"thresh", 28, 24};  // the UBox's 5-bit threshold
 }  // namespace ctl_bits
 
+// The fixed counter's control inside a box (the iMC's MC_CHy_PCI_PMON_FIXED_CTL,
+// 327043-001 Table 2-62): en and ov_en at ctl_bits' places, its reset here.
+namespace fixed_ctl_bits {
+inline constexpr bitfield rst{"rst", 19, 19};
+}  // namespace fixed_ctl_bits
+
 // BOX_CTL of the PCI boxes.
 namespace box_ctl_bits {
 inline constexpr bitfield rst_ctrl{"rst_ctrl", 0, 0};

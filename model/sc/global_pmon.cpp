@@ -128,13 +128,12 @@ void global_pmon::apply_enables() {
     for (box_module* b : boxes_) {
         b->sync();  // (a message due now goes out under the old enables)
         box_core& c = b->core();
-        switch (c.spec().kind) {
-            case box_kind::uncore: c.set_counter_gate(static_cast<uint32_t>(nhm_bits::en_pc.get(ctl_)), t); break;
-            case box_kind::uncore_fixed: c.set_counter_gate(nhm_bits::en_fc0.test(ctl_) ? 1u : 0u, t); break;
-            case box_kind::ubox:
-            case box_kind::ubox_fixed:
-            case box_kind::r2pcie:
-            case box_kind::qpi: break;  // no per-counter global enables
+        switch (c.spec().gate) {
+            case global_gate::uncore_general:
+                c.set_counter_gate(static_cast<uint32_t>(nhm_bits::en_pc.get(ctl_)), t);
+                break;
+            case global_gate::uncore_fixed: c.set_counter_gate(nhm_bits::en_fc0.test(ctl_) ? 1u : 0u, t); break;
+            case global_gate::none: break;  // no per-counter global enables
         }
         b->rearm();
     }
@@ -147,13 +146,10 @@ uint64_t global_pmon::uncore_status() const {
     if (status_sets() != sets_at_clear_) s |= nhm_bits::chg.mask();
     for (box_module* b : boxes_) {
         const box_core& c = b->core();
-        switch (c.spec().kind) {
-            case box_kind::uncore: s |= nhm_bits::ovf_pc.put(c.box_status()); break;
-            case box_kind::uncore_fixed: s |= nhm_bits::ovf_fc0.put(c.box_status()); break;
-            case box_kind::ubox:
-            case box_kind::ubox_fixed:
-            case box_kind::r2pcie:
-            case box_kind::qpi: break;
+        switch (c.spec().gate) {
+            case global_gate::uncore_general: s |= nhm_bits::ovf_pc.put(c.box_status()); break;
+            case global_gate::uncore_fixed: s |= nhm_bits::ovf_fc0.put(c.box_status()); break;
+            case global_gate::none: break;
         }
     }
     return s;
@@ -169,13 +165,10 @@ void global_pmon::clear_uncore_status(uint64_t bits) {
     const time_ps t = now_ps();
     for (box_module* b : boxes_) {
         box_core& c = b->core();
-        switch (c.spec().kind) {
-            case box_kind::uncore: c.clear_status(static_cast<uint32_t>(nhm_bits::ovf_pc.get(bits)), t); break;
-            case box_kind::uncore_fixed: c.clear_status(nhm_bits::ovf_fc0.test(bits) ? 1u : 0u, t); break;
-            case box_kind::ubox:
-            case box_kind::ubox_fixed:
-            case box_kind::r2pcie:
-            case box_kind::qpi: break;
+        switch (c.spec().gate) {
+            case global_gate::uncore_general: c.clear_status(static_cast<uint32_t>(nhm_bits::ovf_pc.get(bits)), t); break;
+            case global_gate::uncore_fixed: c.clear_status(nhm_bits::ovf_fc0.test(bits) ? 1u : 0u, t); break;
+            case global_gate::none: break;
         }
     }
     if (nhm_bits::chg.test(bits)) sets_at_clear_ = status_sets();

@@ -1,5 +1,6 @@
 #include "sc/uncore_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -9,6 +10,13 @@ namespace pmonsim {
 
 uint64_t uncore_config::uclk_hz() const { return static_cast<uint64_t>(std::llround(uclk_mhz * 1e6)); }
 uint64_t uncore_config::qclk_hz() const { return static_cast<uint64_t>(std::llround(qpi_gts * 1e9 / 8)); }
+uint64_t uncore_config::dclk_hz() const { return static_cast<uint64_t>(std::llround(dclk_mhz * 1e6)); }
+
+unsigned uncore_config::units_present(const box_desc& d) const {
+    if (d.kind == box_kind::qpi) return qpi_ports;
+    if (d.units_per_group) return std::min(d.units, memory_controllers * d.units_per_group);
+    return d.units;
+}
 
 unsigned uncore_config::bus_of(unsigned socket) const {
     if (!buses.empty()) return buses.at(socket);
@@ -52,6 +60,15 @@ void uncore_config::validate() const {
     if (max_ports > 0 && (qpi_ports < 1 || qpi_ports > max_ports))
         throw std::invalid_argument("--qpi-ports must be 1.." + std::to_string(max_ports) + " on " +
                                     to_string(cpu));
+    if (const box_desc* m = d.box(box_kind::imc)) {
+        const unsigned max_mc = m->units / m->units_per_group;
+        if (memory_controllers < 1 || memory_controllers > max_mc)
+            throw std::invalid_argument("--memory-controllers must be 1" +
+                                        (max_mc > 1 ? ".." + std::to_string(max_mc) : std::string()) + " on " +
+                                        to_string(cpu));
+    }
+    if (!(dclk_mhz >= 200 && dclk_mhz <= 2000))
+        throw std::invalid_argument("--dclk-mhz must be between 200 and 2000 (DDR3-1600: 800)");
     if (cpus_per_socket < 1 || cpus_per_socket > 64)
         throw std::invalid_argument("--cpus-per-socket must be 1..64");
     if (!(uclk_mhz >= 100 && uclk_mhz <= 10000))

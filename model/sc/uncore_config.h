@@ -16,12 +16,18 @@ struct uncore_config {
     unsigned cpus_per_socket = 16;
     double uclk_mhz = 2000.0;
     double qpi_gts = 8.0;             // QCLK = GT/s / 8
+    double dclk_mhz = 800.0;          // DRAM clock, half the DDR rate (DDR3-1600)
+    unsigned memory_controllers = 1;  // up to the CPU's (4 iMC channels each)
     unsigned freeze_latency = 3;      // UCLK cycles
     bool start_frozen = false;        // global freeze asserted at power-on (CPUs that have one)
     std::vector<unsigned> buses;      // uncore PCI bus per socket; empty: defaults
 
     uint64_t uclk_hz() const;
     uint64_t qclk_hz() const;
+    uint64_t dclk_hz() const;
+    // The units of a box this machine has: the QPI ports and memory
+    // controllers it was given, else all of the descriptor's.
+    unsigned units_present(const box_desc& d) const;
     // The socket's uncore PCI bus: `buses`, or the CPU's numbering
     // (uncore_bus_numbering; decisions.md P3, N12).
     unsigned bus_of(unsigned socket) const;

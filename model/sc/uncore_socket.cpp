@@ -12,19 +12,20 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
       pmi_sig_("pmi_sig", 0) {
     cfg_.validate();
     const cpu_desc& cpu = describe(cfg_.cpu);
-    const clock_domain uclk(cfg_.uclk_hz()), qclk(cfg_.qclk_hz());
+    const clock_domain uclk(cfg_.uclk_hz()), qclk(cfg_.qclk_hz()), dclk(cfg_.dclk_hz());
     std::vector<int> bits;
     std::vector<std::string> names;
     std::vector<unsigned> units;  // per box
     for (const box_desc& d : cpu.boxes) {
-        // (The QPI ports present are an option of the machine.)
-        const unsigned n = d.kind == box_kind::qpi ? cfg_.qpi_ports : d.units;
+        // (The QPI ports and memory controllers present are options of the machine.)
+        const unsigned n = cfg_.units_present(d);
         for (unsigned u = 0; u < n; ++u) {
             box_spec spec = make_box_spec(d.kind, cfg_.cpu, u);
             clock_domain clock = uclk;
             switch (d.clock) {
                 case box_clock::uclk: break;
                 case box_clock::qclk: clock = qclk; break;
+                case box_clock::dclk: clock = dclk; break;
             }
             bits.push_back(spec.global_bit);
             names.push_back(spec.name);
@@ -65,11 +66,14 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
         const box_desc& d = cpu.need(kind);
         switch (kind) {
             case box_kind::r2pcie:
-                functions_.push_back({d.pci.at(units[b]).device, 1, r2pcie_register_table(cfg_.cpu), m, names[b]});
+            case box_kind::imc: {
+                const pci_unit& u = d.pci.at(units[b]);
+                functions_.push_back({u.device, u.fn, m->core().spec().table, m, names[b]});
                 break;
+            }
             case box_kind::qpi: {
                 const unsigned p = units[b], dev = d.pci.at(p).device;
-                functions_.push_back({dev, 2, qpi_pmon_register_table(cfg_.cpu, p), m, names[b]});
+                functions_.push_back({dev, d.pci.at(p).fn, qpi_pmon_register_table(cfg_.cpu, p), m, names[b]});
                 functions_.push_back({dev, 6, qpi_filter_register_table(cfg_.cpu, p), m, names[b]});
                 functions_.push_back({dev, 0, qpi_misc_register_table(cfg_.cpu, p), nullptr, names[b]});
                 break;
@@ -112,10 +116,13 @@ void uncore_socket::access_diag(const clock_domain& clock, const std::string& bo
     diags_->report({clock.cycles_before(t), t, socket_, box, reg, value, why});
 }
 
-// The clock a function's cycles are counted in: its box's, and QCLK for the
-// QPI misc function, which has no box.
+// The clock a function's cycles are counted in: its box's, and for the QPI
+// misc function, which has no box, its port's (QCLK).
 const clock_domain& uncore_socket::clock_of(const pci_function& f) const {
-    return f.box ? f.box->core().clock() : boxes_.back()->core().clock();
+    if (f.box) return f.box->core().clock();
+    for (const auto& b : boxes_)
+        if (b->core().spec().name == f.box_name) return b->core().clock();
+    return boxes_.front()->core().clock();
 }
 
 // --- MSRs ---------------------------------------------------------------------

@@ -1,15 +1,20 @@
 // PCI PMON functions: R2PCIe (D19:F1; 327043-001 §2.8, 329468-002 §2.9,
-// Tables 2-172..2-176) and the QPI link-layer ports (D8/D9[/D24]:F2 PMON,
+// Tables 2-172..2-176), the QPI link-layer ports (D8/D9[/D24]:F2 PMON,
 // :F6 packet filter, :F0 misc; 327043-001 §2.6, 329468-002 §2.7,
-// Tables 2-128..2-138). Choices where the manuals are unclear:
+// Tables 2-128..2-138) and the memory-controller channels (D16[/D30];
+// 327043-001 §2.5, 329468-002 §2.5; decisions.md B1-B3: no reset bits on
+// SNB-EP, the DCLK counter's FIXED_CTL/CTR at 0xF0/0xD0 and BOX_STATUS bit 0).
+// Choices where the manuals are unclear:
 // - BOX_CTL frz/frz_en read back as written (tools read-modify-write them);
 // - SNB-EP BOX_CTL bit 17 is stored without effect; IVB-EP bits 17:16 are
 //   "software must write 1": stored, no effect, writing 0 is a diagnostic;
-// - BOX_STATUS has one RW1C bit per counter (3:0) on both personalities;
+// - BOX_STATUS has one RW1C bit per counter (3:0) on both personalities
+//   (the iMC: the fixed counter's at bit 0, then one per general counter);
 // - the port-2 filter and misc functions on IVB-EP (D24:F6, D24:F0) and the
 //   port-1 misc device IDs are our own assumption.
 #include "tables/register_table.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace pmonsim {
@@ -28,7 +33,8 @@ std::vector<field_def> pci_ctl_fields(const ctl_shape& s) {
                 : field_def{"rsv", 20, 20, attr::rv, "reserved"},
         {"rsv", 19, 19, attr::rv, "reserved"},
         fd(ctl_bits::edge, a, "count 0->1 transitions of the threshold compare"),
-        fd(ctl_bits::rst, attr::wo, "writing 1 clears the paired counter"),
+        s.rst ? fd(ctl_bits::rst, attr::wo, "writing 1 clears the paired counter")
+              : field_def{"rsv", 17, 17, attr::rv, "reserved (no per-counter reset here)"},
         {"rsv", 16, 16, attr::rv, "reserved"},
         fd(ctl_bits::umask, a, "sub-event select"),
         fd(ctl_bits::ev_sel, a, "event select"),
@@ -47,6 +53,12 @@ std::vector<field_def> pci_box_ctl_fields(box_ctl_style style) {
                     {"rsv", 7, 2, attr::rv, "reserved"},
                     fd(b::rst_ctrs, attr::wo, "writing 1 clears the box's counters"),
                     fd(b::rst_ctrl, attr::wo, "writing 1 clears the box's counter controls")};
+        case box_ctl_style::frz_en_no_resets:
+            return {{"rsv", 31, 17, attr::rv, "reserved"},
+                    fd(b::frz_en, attr::rw, "the box obeys frz only when set"),
+                    {"rsv", 15, 9, attr::rv, "reserved"},
+                    fd(b::frz, attr::rw, "freeze the box's counters (with frz_en)"),
+                    {"rsv", 7, 0, attr::rv, "reserved: no reset bits (write each counter to clear it)"}};
         case box_ctl_style::write1_16_17:
             return {{"ig", 31, 18, attr::rv, "ignored"},
                     fd(b::write1, attr::rv_w1, "software must write 1; stored, no effect"),
@@ -76,10 +88,13 @@ register_table pci_pmon_table(const std::string& prefix, const std::string& titl
     t.title = title;
     t.regs.push_back(id_register(device_id));
     t.regs.push_back({prefix + "_BOX_CTL", 0xF4, 4, 0, reg_role::box_ctl, 0, pci_box_ctl_fields(box.box_ctl)});
-    const uint8_t ov_hi = static_cast<uint8_t>(box.counters - 1);
+    // With a fixed counter, bit 0 is its and counter i's is i + 1.
+    const unsigned bits = box.counters + (box.fixed_counter ? 1u : 0u);
     t.regs.push_back({prefix + "_BOX_STATUS", 0xF8, 4, 0, reg_role::box_status, 0,
-                      {{"rsv", 31, static_cast<uint8_t>(box.counters), attr::rv, "reserved"},
-                       {"ov", ov_hi, 0, attr::rw1c, "counter i overflowed"}}});
+                      {{"rsv", 31, static_cast<uint8_t>(bits), attr::rv, "reserved"},
+                       {"ov", static_cast<uint8_t>(bits - 1), 0, attr::rw1c,
+                        box.fixed_counter ? "bit 0: the fixed counter overflowed; bit i+1: counter i"
+                                          : "counter i overflowed"}}});
     for (uint8_t i = 0; i < box.counters; ++i)
         t.regs.push_back({prefix + "_CTL" + std::to_string(i), 0xD8u + 4u * i, 4, 0,
                           reg_role::ctl, i, pci_ctl_fields(box.ctl)});
@@ -91,6 +106,22 @@ register_table pci_pmon_table(const std::string& prefix, const std::string& titl
                            {"event_count", static_cast<uint8_t>(w - 1), 0, attr::rw_v,
                             "counter value (low dword at +0, high at +4), wraps at 2^" +
                                 std::to_string(w)}}});
+    if (box.fixed_counter) {
+        const attr a = box.ctl.rw_v ? attr::rw_v : attr::rw;
+        const uint8_t f = static_cast<uint8_t>(box.counters);
+        t.regs.push_back({prefix + "_FIXED_CTL", 0xF0, 4, 0, reg_role::fixed_ctl, f,
+                          {{"rsv", 31, 23, attr::rv, "reserved"},
+                           fd(ctl_bits::en, a, "enable: counts every cycle of the box's clock"),
+                           {"rsv", 21, 21, attr::rv, "reserved"},
+                           box.ctl.ov_en ? fd(ctl_bits::ov_en, a, "overflow sets BOX_STATUS bit 0 and messages the UBox")
+                                         : field_def{"rsv", 20, 20, attr::rv, "reserved"},
+                           fd(fixed_ctl_bits::rst, attr::wo, "writing 1 clears the fixed counter"),
+                           {"rsv", 18, 0, attr::rv, "reserved: no event select"}}});
+        t.regs.push_back({prefix + "_FIXED_CTR", 0xD0, 8, 0, reg_role::fixed_ctr, f,
+                          {{"rsv", 63, w, attr::rv, "reserved"},
+                           {"event_count", static_cast<uint8_t>(w - 1), 0, attr::rw_v,
+                            "cycles counted (low dword at D0, high at D4), wraps at 2^" + std::to_string(w)}}});
+    }
     return t;
 }
 
@@ -140,6 +171,17 @@ register_table qpi_pmon_register_table(cpu_model cpu, unsigned port) {
     const std::string p = "Q_P" + std::to_string(port) + "_PCI_PMON";
     return pci_pmon_table(p, "QPI port " + std::to_string(port) + " PMON function (F2)",
                           qpi_unit(cpu, port).pmon_id, pci_box(cpu, box_kind::qpi));
+}
+
+register_table imc_register_table(cpu_model cpu, unsigned unit) {
+    const box_desc& m = pci_box(cpu, box_kind::imc);
+    if (unit >= m.pci.size()) throw std::out_of_range("no memory-controller channel " + std::to_string(unit));
+    const pci_unit& u = m.pci[unit];
+    const unsigned mc = unit / m.units_per_group, ch = unit % m.units_per_group;
+    char title[96];
+    std::snprintf(title, sizeof title, "memory controller %u channel %u PMON function (D%u:F%u)", mc, ch, u.device,
+                  u.fn);
+    return pci_pmon_table("MC" + std::to_string(mc) + "_CH" + std::to_string(ch) + "_PCI_PMON", title, u.pmon_id, m);
 }
 
 register_table qpi_filter_register_table(cpu_model cpu, unsigned port) {

@@ -98,6 +98,9 @@ register_table r2pcie_register_table(cpu_model cpu);
 register_table qpi_pmon_register_table(cpu_model cpu, unsigned port);
 register_table qpi_filter_register_table(cpu_model cpu, unsigned port);
 register_table qpi_misc_register_table(cpu_model cpu, unsigned port);
+// A memory-controller channel's PMON function (unit u: channel u % 4 of
+// controller u / 4).
+register_table imc_register_table(cpu_model cpu, unsigned unit);
 // Nehalem-EP/Westmere-EP: the socket's uncore MSRs (global control, fixed
 // counter, address/opcode match, eight general counters).
 register_table nhm_uncore_register_table(cpu_model cpu);

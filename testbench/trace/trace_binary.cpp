@@ -342,7 +342,7 @@ struct alignas(64) binary_trace_decoder::impl {
     time_unit unit = time_unit::ps;
     std::array<box_table, box_kind_count> tables{};  // by box kind (cat null: none)
     std::array<bool, trace_box_count> box_on{};      // by box byte
-    std::array<bool, trace_box_count> qclk_box{};    // by box byte: rows count QCLK cycles
+    row_clocks clocks;                               // by box byte: the clock rows count
     box_name names[trace_box_count];                 // of the box byte's values
 
     std::unique_ptr<unsigned char[]> block = std::make_unique<unsigned char[]>(block_bytes);
@@ -357,12 +357,11 @@ struct alignas(64) binary_trace_decoder::impl {
     uint64_t prev_record = 0;
 
     impl(source_buf& s, std::string f, const trace_context& c)
-        : src(s), file(std::move(f)), ctx(c), uclk(c.uclk_hz), qclk(c.qclk_hz) {
+        : src(s), file(std::move(f)), ctx(c), uclk(c.uclk_hz), qclk(c.qclk_hz), clocks(c) {
         const auto cats = catalogs_of(ctx.cpu);
         for (unsigned k = 0; k < box_kind_count; ++k)
             if (cats[k]) build(tables[k], *cats[k]);
         box_on = boxes_on(ctx);
-        qclk_box = qclk_boxes(ctx.cpu);
         for (unsigned b = 0; b < trace_box_count; ++b) names[b] = trace_boxes[b].name;
         set_limits();
         read_header();
@@ -1036,11 +1035,10 @@ struct alignas(64) binary_trace_decoder::impl {
         r.repeat = ld64(b + ev::repeat);
         if (r.repeat == 0) bad("repeat", "0", "is not a repeat count (an integer >= 1)");
 
-        if (qclk_box[box]) take_time(ld64(b + ev::time), qclk, "QCLK", r.time, r.cycle);
-        else take_time(ld64(b + ev::time), uclk, "UCLK", r.time, r.cycle);
+        take_time(ld64(b + ev::time), clocks.of(box), clocks.name_of(box), r.time, r.cycle);
         if (r.cycle > std::numeric_limits<uint64_t>::max() - r.repeat)
             bad("repeat", num(r.repeat), "is too large: the run would pass the last cycle");
-        if (!ctx.run_fits(qclk_box[box] ? qclk : uclk, r.cycle, r.repeat))
+        if (!ctx.run_fits(clocks.of(box), r.cycle, r.repeat))
             bad("repeat", num(r.repeat),
                 "is too large: the run would end beyond the model's time range (" + detail::time_range_text(ctx.max_time) + ")");
         accept_time(r.time);

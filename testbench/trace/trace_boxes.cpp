@@ -17,7 +17,9 @@ std::array<bool, trace_box_count> boxes_on(const trace_context& ctx) {
         const trace_box& b = trace_boxes[c];
         const box_desc* d = cpu.box(b.kind);
         if (!d || !d->events) continue;
-        const unsigned units = b.kind == box_kind::qpi ? std::min(ctx.qpi_ports, d->units) : d->units;
+        unsigned units = d->units;
+        if (b.kind == box_kind::qpi) units = std::min(ctx.qpi_ports, d->units);
+        else if (d->units_per_group) units = std::min(ctx.memory_controllers * d->units_per_group, d->units);
         on[c] = b.unit < units;
     }
     return on;
@@ -31,14 +33,14 @@ std::string box_list(const trace_context& ctx) {
     return s;
 }
 
-std::array<bool, trace_box_count> qclk_boxes(cpu_model cpu) {
-    std::array<bool, trace_box_count> q{};
+row_clocks::row_clocks(const trace_context& ctx)
+    : clocks_{trace_clock(ctx.uclk_hz), trace_clock(ctx.qclk_hz), trace_clock(ctx.dclk_hz)} {
     for (unsigned c = 0; c < trace_box_count; ++c)
-        if (const box_desc* d = describe(cpu).box(trace_boxes[c].kind)) switch (d->clock) {
-                case box_clock::uclk: break;
-                case box_clock::qclk: q[c] = true; break;
+        if (const box_desc* d = describe(ctx.cpu).box(trace_boxes[c].kind)) switch (d->clock) {
+                case box_clock::uclk: which_[c] = 0; break;
+                case box_clock::qclk: which_[c] = 1; break;
+                case box_clock::dclk: which_[c] = 2; break;
             }
-    return q;
 }
 
 std::array<const event_catalog*, box_kind_count> catalogs_of(cpu_model cpu) {
@@ -54,6 +56,7 @@ std::string not_driven_reason(const std::string& name, cpu_model cpu) {
             switch (d.clock) {
                 case box_clock::uclk: return "has no events to drive (the fixed counter counts UCLK cycles by itself)";
                 case box_clock::qclk: return "has no events to drive (the fixed counter counts QCLK cycles by itself)";
+                case box_clock::dclk: return "has no events to drive (the fixed counter counts DCLK cycles by itself)";
             }
     return {};
 }

@@ -7,6 +7,7 @@
 #include <array>
 #include <string>
 
+#include "trace/trace_clock.h"
 #include "trace/trace_reader.h"
 
 namespace pmonsim::trace {
@@ -19,6 +20,9 @@ struct trace_box {
 inline constexpr trace_box trace_boxes[] = {
     {"ubox", box_kind::ubox, 0}, {"r2pcie", box_kind::r2pcie, 0}, {"qpi0", box_kind::qpi, 0},
     {"qpi1", box_kind::qpi, 1},  {"qpi2", box_kind::qpi, 2},      {"uncore", box_kind::uncore, 0},
+    {"imc0", box_kind::imc, 0},  {"imc1", box_kind::imc, 1},      {"imc2", box_kind::imc, 2},
+    {"imc3", box_kind::imc, 3},  {"imc4", box_kind::imc, 4},      {"imc5", box_kind::imc, 5},
+    {"imc6", box_kind::imc, 6},  {"imc7", box_kind::imc, 7},
 };
 inline constexpr unsigned trace_box_count = sizeof trace_boxes / sizeof trace_boxes[0];
 
@@ -30,9 +34,21 @@ int trace_box_code(box_kind kind, unsigned unit);
 std::array<bool, trace_box_count> boxes_on(const trace_context& ctx);
 // "ubox, r2pcie, qpi0, qpi1": the boxes rows may name, for messages.
 std::string box_list(const trace_context& ctx);
-// By code: whether the box's rows count in QCLK cycles (else UCLK), for the
+// The clock each box's rows count in (UCLK, QCLK or DCLK), by code, for the
 // readers to look up per row.
-std::array<bool, trace_box_count> qclk_boxes(cpu_model cpu);
+class row_clocks {
+public:
+    explicit row_clocks(const trace_context& ctx);
+    const trace_clock& of(unsigned code) const { return clocks_[which_[code]]; }
+    const char* name_of(unsigned code) const { return names_[which_[code]]; }
+    const trace_clock& uclk() const { return clocks_[0]; }
+    const trace_clock& qclk() const { return clocks_[1]; }
+
+private:
+    trace_clock clocks_[3];
+    static constexpr const char* names_[3] = {"UCLK", "QCLK", "DCLK"};
+    std::array<uint8_t, trace_box_count> which_{};
+};
 // The catalogs of the CPU's boxes, by box_kind (null for a box it lacks or
 // one without events).
 std::array<const event_catalog*, box_kind_count> catalogs_of(cpu_model cpu);

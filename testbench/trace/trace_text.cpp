@@ -41,7 +41,7 @@ struct alignas(64) text_trace_decoder::impl {
     trace_clock uclk, qclk;
     std::array<const event_catalog*, box_kind_count> catalogs;  // by box kind
     std::array<bool, trace_box_count> box_on;    // by trace box code
-    std::array<bool, trace_box_count> qclk_box;  // by trace box code: rows count QCLK cycles
+    row_clocks clocks;  // by trace box code: the clock rows count
     line_reader lines;
 
     trace_kind kind = trace_kind::packets;
@@ -63,12 +63,12 @@ struct alignas(64) text_trace_decoder::impl {
           ctx(c),
           uclk(c.uclk_hz),
           qclk(c.qclk_hz),
+          clocks(c),
           lines(src, file, trace_reader::max_line_length) {
         catalogs = catalogs_of(ctx.cpu);
         box_on = boxes_on(ctx);
-        qclk_box = qclk_boxes(ctx.cpu);
         read_header();
-        fast.emplace(pos, header.size(), ctx, uclk, qclk, cache);
+        fast.emplace(pos, header.size(), ctx, clocks, cache);
     }
 
     // --- Errors (cold: only bad rows get here)
@@ -380,18 +380,14 @@ struct alignas(64) text_trace_decoder::impl {
 
         // Box.
         const std::string_view v = required(c_box);
-        const trace_clock* clk = &uclk;
-        const char* clk_name = "UCLK";
         unsigned code = 0;
         while (code < trace_box_count && !(box_on[code] && ieq(v, trace_boxes[code].name))) ++code;
         if (code == trace_box_count) bad_box(v);
         r.kind = trace_boxes[code].kind;
         r.unit = trace_boxes[code].unit;
         r.box = box_name_of(code);
-        if (qclk_box[code]) {
-            clk = &qclk;
-            clk_name = "QCLK";
-        }
+        const trace_clock* clk = &clocks.of(code);
+        const char* clk_name = clocks.name_of(code);
 
         // Event and sub-event: the same text resolves the same way (an empty
         // event is never in the cache: resolve() says it is missing).
@@ -474,7 +470,7 @@ struct alignas(64) text_trace_decoder::impl {
         } else {
             std::string_view name = ev_part;
             if (istarts(name, "UNC_")) {
-                const box_kind kinds[] = {box_kind::ubox, box_kind::r2pcie, box_kind::qpi};
+                const box_kind kinds[] = {box_kind::ubox, box_kind::r2pcie, box_kind::qpi, box_kind::imc};
                 for (box_kind k : kinds) {
                     if (!istarts(name, prefix_of(k))) continue;
                     if (k != r.kind)

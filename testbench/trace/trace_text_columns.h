@@ -167,6 +167,7 @@ inline const char* prefix_of(box_kind k) {
         case box_kind::ubox: return "UNC_U_";
         case box_kind::r2pcie: return "UNC_R2_";
         case box_kind::qpi: return "UNC_Q_";
+        case box_kind::imc: return "UNC_M_";
         case box_kind::uncore: return "UNC_";
         case box_kind::ubox_fixed:
         case box_kind::uncore_fixed: return "";

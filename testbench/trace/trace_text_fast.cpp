@@ -160,7 +160,7 @@ bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packe
     p.rds = static_cast<uint8_t>(rds);
     p.ring_ad = ring == 1;
     p.flits = static_cast<uint16_t>(flits != none ? flits : shape_of(p).flits);
-    if (!time(qclk_, ordered, after, r.time, r.cycle)) return false;
+    if (!time(clocks_.qclk(), ordered, after, r.time, r.cycle)) return false;
     r.socket = static_cast<unsigned>(socket);
     r.port = static_cast<unsigned>(port);
     r.dir = dir ? qpi_dir::tx : qpi_dir::rx;
@@ -185,7 +185,7 @@ bool fast_rows::event(std::string_view line, bool ordered, time_ps after, event_
     // A missing count is `none`, above every max_inc.
     const resolved_event* res = cache_.find(kind, ext_v, cell, um);
     if (!res || count > res->def->max_inc) return false;
-    const trace_clock& clk = qclk_box_[b] ? qclk_ : uclk_;
+    const trace_clock& clk = clocks_.of(b);
     if (!time(clk, ordered, after, r.time, r.cycle) || r.cycle > std::numeric_limits<uint64_t>::max() - repeat ||
         !ctx_.run_fits(clk, r.cycle, repeat))
         return false;

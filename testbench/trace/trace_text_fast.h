@@ -27,9 +27,9 @@ public:
     // pos: each column's field index, or -1; `fields`: how many a row has.
     // Everything is referenced, not copied: the decoder owns it.
     fast_rows(const std::array<int, n_cols>& pos, std::size_t fields, const trace_context& ctx,
-              const trace_clock& uclk, const trace_clock& qclk, const event_text_cache& cache)
-        : pos_(pos), ctx_(ctx), uclk_(uclk), qclk_(qclk), cache_(cache), scan_(fields),
-          box_on_(boxes_on(ctx)), qclk_box_(qclk_boxes(ctx.cpu)), link_packets_(takes_link_packets(ctx)) {}
+              const row_clocks& clocks, const event_text_cache& cache)
+        : pos_(pos), ctx_(ctx), clocks_(clocks), cache_(cache), scan_(fields),
+          box_on_(boxes_on(ctx)), link_packets_(takes_link_packets(ctx)) {}
 
     // The record of the row `line` but its line number, when the row is not
     // before `after` (ignored when `ordered` is false): true; otherwise false,
@@ -57,12 +57,10 @@ private:
 
     const std::array<int, n_cols>& pos_;
     const trace_context& ctx_;
-    const trace_clock& uclk_;
-    const trace_clock& qclk_;
+    const row_clocks& clocks_;
     const event_text_cache& cache_;
     std::vector<span> scan_;  // the current row's fields
     std::array<bool, trace_box_count> box_on_;    // by trace box code
-    std::array<bool, trace_box_count> qclk_box_;
     // Packet rows are QPI link packets (the only ones the fast path reads;
     // requests at the home logic take the general parser).
     bool link_packets_;

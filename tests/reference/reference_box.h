@@ -51,7 +51,7 @@ public:
                     c.value = 0;
                     c.wraps += 1;
                     const bool ov_en = spec_.has_ov_en && ov_en_bit(c.ctl);
-                    if (spec_.has_box_status && (ov_en || spec_.status_on_any_carry)) status |= 1u << i;
+                    if (spec_.has_box_status && (ov_en || spec_.status_on_any_carry)) status |= 1u << status_bit(i);
                     if (ov_en && armed && spec_.global_bit >= 0) message = true;
                 }
             }
@@ -61,14 +61,21 @@ public:
 
     void write_ctl(unsigned i, uint32_t value) {
         ref_counter& c = ctr_[i];
-        // Bit 17 clears the counter, except in a fixed CTL and on Nehalem
-        // (OCC_CTR_RST there).
-        if (((value >> 17) & 1) && !spec_.fixed && spec_.kind != box_kind::uncore) c.value = 0;
-        c.ctl = value & ctl_storable();
+        // Bit 17 clears the counter, except in a fixed CTL, on Nehalem
+        // (OCC_CTR_RST there) and on the SNB-EP iMC (reserved). A fixed
+        // counter inside a box (the iMC's DCLK counter) clears with bit 19.
+        if (static_cast<int>(i) == spec_.fixed_index) {
+            if ((value >> 19) & 1) c.value = 0;
+        } else if (((value >> 17) & 1) && !spec_.fixed && spec_.kind != box_kind::uncore && spec_.has_rst) {
+            c.value = 0;
+        }
+        c.ctl = value & ctl_storable(i);
         c.prev = false;
     }
     void write_ctr(unsigned i, uint64_t value) { ctr_[i].value = value & ((1ull << spec_.width) - 1); }
     void write_box_ctl(uint32_t value) {
+        // The SNB-EP iMC's BOX_CTL has no reset bits.
+        if (describe(spec_.cpu).need(spec_.kind).box_ctl == box_ctl_style::frz_en_no_resets) value &= ~3u;
         if (value & 1)
             for (auto& c : ctr_) { c.ctl = 0; c.prev = false; }
         if (value & 2)
@@ -99,16 +106,22 @@ private:
         const bool frz = (box_ctl >> 8) & 1, frz_en = (box_ctl >> 16) & 1;
         return spec_.freeze_needs_frz_en ? frz && frz_en : frz;
     }
-    uint32_t ctl_storable() const {
+    uint32_t ctl_storable(unsigned i) const {
         const register_def* r = nullptr;
         for (const auto& reg : spec_.table.regs)
-            if (reg.role == reg_role::ctl || reg.role == reg_role::fixed_ctl) r = &reg;
+            if ((reg.role == reg_role::ctl || reg.role == reg_role::fixed_ctl) && reg.index == i) r = &reg;
         return static_cast<uint32_t>(r->stored_mask());
+    }
+    bool is_fixed(unsigned i) const { return spec_.fixed || static_cast<int>(i) == spec_.fixed_index; }
+    // BOX_STATUS: bit 0 is a fixed counter's inside the box, the others move up.
+    unsigned status_bit(unsigned i) const {
+        if (spec_.fixed_index < 0) return i;
+        return static_cast<int>(i) == spec_.fixed_index ? 0 : i + 1;
     }
     bool selected_increment(unsigned i, const std::vector<uint64_t>& inputs, uint32_t cto,
                             uint32_t& inc) const {
         const uint32_t ctl = ctr_[i].ctl;
-        if (spec_.fixed) { inc = 1; return true; }
+        if (is_fixed(i)) { inc = 1; return true; }
         const uint8_t ev = ctl & 0xFF, umask = (ctl >> 8) & 0xFF;
         const bool ext = spec_.has_ext && ((ctl >> 21) & 1);
         if (spec_.ev_sel0_is_idle && ev == 0) return false;

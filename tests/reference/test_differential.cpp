@@ -31,7 +31,8 @@ const register_def& reg(const box_spec& s, reg_role role, unsigned index = 0) {
 uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, bool messages) {
     std::uniform_int_distribution<int> pct(0, 99);
     uint32_t v = 0;
-    if (!s.fixed) {
+    const bool fixed = s.is_fixed(counter);
+    if (!fixed) {
         const auto& evs = s.catalog->events();
         const event_def* pick = &evs[rng() % evs.size()];
         // (Nehalem/Westmere: often the event the requests drive.)
@@ -51,7 +52,7 @@ uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, b
     if (pct(rng) < 90) v |= s.en.put(1);                        // en
     if (messages && pct(rng) < 50) v |= s.ov_en.put(1);         // ov_en (reserved on SNB)
     if (pct(rng) < 10) v |= 1u << 17;                           // rst pulse (Nehalem: OCC_CTR_RST)
-    (void)counter;
+    if (static_cast<int>(counter) == s.fixed_index && pct(rng) < 10) v |= 1u << 19;  // the iMC fixed counter's rst
     return v;
 }
 
@@ -75,7 +76,7 @@ void run_differential(const scenario sc, bool messages) {
         std::vector<std::vector<uint64_t>> in(N, std::vector<uint64_t>(n_in, 0));
         int clock_input = -1;  // the box drives CLOCKTICKS itself, one per cycle
         if (spec.catalog)
-            if (auto e = spec.catalog->find("CLOCKTICKS")) {
+            if (auto e = spec.catalog->find(spec.clock_event)) {
                 clock_input = static_cast<int>(*spec.catalog->input_of(*e, -1));
                 for (auto& row : in) row[clock_input] = 1;
             }
@@ -146,10 +147,10 @@ void run_differential(const scenario sc, bool messages) {
         };
         for (unsigned i = 0; i < spec.counters; ++i) {
             uint64_t pre = wrap - 1 - rng() % 400;
-            write(reg(spec, spec.fixed ? reg_role::fixed_ctr : reg_role::ctr, i), pre, 0);
+            write(reg(spec, spec.is_fixed(i) ? reg_role::fixed_ctr : reg_role::ctr, i), pre, 0);
             ref.write_ctr(i, pre);
             uint32_t ctl = random_ctl(spec, i, rng, messages);
-            write(reg(spec, spec.fixed ? reg_role::fixed_ctl : reg_role::ctl, i), ctl, 0);
+            write(reg(spec, spec.is_fixed(i) ? reg_role::fixed_ctl : reg_role::ctl, i), ctl, 0);
             ref.write_ctl(i, ctl);
         }
 
@@ -180,13 +181,13 @@ void run_differential(const scenario sc, bool messages) {
                 switch (rng() % 8) {
                     case 0: {
                         uint32_t ctl = random_ctl(spec, i, rng, messages);
-                        write(reg(spec, spec.fixed ? reg_role::fixed_ctl : reg_role::ctl, i), ctl, c);
+                        write(reg(spec, spec.is_fixed(i) ? reg_role::fixed_ctl : reg_role::ctl, i), ctl, c);
                         ref.write_ctl(i, ctl);
                         break;
                     }
                     case 1: {
                         uint64_t pre = wrap - 1 - rng() % 300;
-                        write(reg(spec, spec.fixed ? reg_role::fixed_ctr : reg_role::ctr, i), pre, c);
+                        write(reg(spec, spec.is_fixed(i) ? reg_role::fixed_ctr : reg_role::ctr, i), pre, c);
                         ref.write_ctr(i, pre);
                         break;
                     }
@@ -277,7 +278,8 @@ INSTANTIATE_TEST_SUITE_P(
                       scenario{box_kind::qpi, cpu_model::snb_ep}, scenario{box_kind::qpi, cpu_model::ivb_ep},
                       scenario{box_kind::uncore, cpu_model::nhm_ep}, scenario{box_kind::uncore, cpu_model::wsm_ep},
                       scenario{box_kind::uncore_fixed, cpu_model::nhm_ep},
-                      scenario{box_kind::uncore_fixed, cpu_model::wsm_ep}),
+                      scenario{box_kind::uncore_fixed, cpu_model::wsm_ep},
+                      scenario{box_kind::imc, cpu_model::snb_ep}, scenario{box_kind::imc, cpu_model::ivb_ep}),
     [](const ::testing::TestParamInfo<scenario>& p) {
         std::string cpu = to_string(p.param.cpu);
         return std::string(to_string(p.param.kind)) + "_" + cpu.substr(0, cpu.find('-'));

@@ -272,3 +272,45 @@ TEST(Scenario, PciDiscoveryAndAccessRules) {
 
 }  // namespace
 }  // namespace pmonsim
+
+namespace pmonsim {
+namespace {
+
+// IVB-EP memory-controller channels (decisions.md B1, B3): a channel of
+// controller 1 (D30) whose DCLK counter carries with ov_en sets
+// GLOBAL_STATUS.ov_m1 (bit 21) and freezes every box, the channel's BOX_STATUS
+// bit 0 set; a controller-0 channel's general counter sets ov_m0 (bit 20).
+TEST(Scenario, IvbImcOverflowReachesTheGlobalStatusBitOfItsController) {
+    uncore_config cfg;
+    cfg.memory_controllers = 2;
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        // imc5: controller 1, channel 1 at D30:F5. The fixed counter 10 DCLKs from its wrap.
+        sys.pci_write(kBus, 30, 5, 0xD0, 4, 0xFFFFFFFF - 9);
+        sys.pci_write(kBus, 30, 5, 0xD4, 4, 0xFFFF);
+        sys.pci_write(kBus, 30, 5, 0xF0, 4, 0x00500000);  // en, ov_en
+        sys.pci_write(kBus, 16, 4, 0xD8, 4, 0x00400000);  // imc0 DCLOCKTICKS, en: a witness
+        wait_ns(20);  // 16 DCLK cycles at 800 MHz
+        uint64_t gs = 0;
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 1u << 21);
+        EXPECT_EQ(sys.pci_read(kBus, 30, 5, 0xF8, 4), 0x1u) << "the fixed counter's status bit is 0";
+        EXPECT_TRUE(sys.socket(0).global().frozen());
+        const uint64_t frozen_at = read_ctr(sys, 16, 4, 0);
+        wait_ns(100);
+        EXPECT_EQ(read_ctr(sys, 16, 4, 0), frozen_at) << "the global freeze stops the other channels";
+        // Release; a controller-0 general counter with ov_en sets ov_m0.
+        sys.msr_write(0, 0xC01, gs);
+        sys.msr_write(0, 0xC00, 1u << 29);
+        sys.pci_write(kBus, 16, 5, 0xB8, 4, 0xFFFFFFFF - 4);  // CTR3
+        sys.pci_write(kBus, 16, 5, 0xBC, 4, 0xFFFF);
+        sys.pci_write(kBus, 16, 5, 0xE4, 4, 0x00500000);  // imc1 CTL3: DCLOCKTICKS, en, ov_en
+        wait_ns(20);
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 1u << 20);
+        EXPECT_EQ(sys.pci_read(kBus, 16, 5, 0xF8, 4), 0x10u) << "CTR3's status bit is 4";
+    });
+}
+
+}  // namespace
+}  // namespace pmonsim

@@ -2,16 +2,21 @@
 # Debian's Intel PCM, unmodified, under `pmonsim exec` on a 2-socket ivb-ep,
 # in each of its modes: PCM_NO_PERF=1 (core PMU through the MSRs), the
 # default (core PMU through perf_event_open: the served "cpu" PMU, decisions.md
-# S19), and PCM_USE_UNCORE_PERF=1 (which asks for uncore_imc PMUs; the model
-# has no memory controller boxes, so pcm says perf is NOT present for the
-# uncore and programs the boxes itself, as in the other modes). In every mode
-# it must find both sockets and both QPI ports of each, measure one 10 ms
-# interval of simulated time, and print per-link QPI traffic that is the
-# model's count for that interval, through PCM's own formulas:
+# S19), and PCM_USE_UNCORE_PERF=1 (the uncore through the served uncore_imc,
+# uncore_qpi and uncore_ubox PMUs too; QPI_RATE_STATUS is then out of its
+# reach, so pcm first measures the link speed over 10 s of simulated time,
+# and that mode's traces start 10 s later). In every mode it must find both
+# sockets, both QPI ports and the memory controller of each, measure one
+# 10 ms interval of simulated time, and print per-link QPI traffic and
+# per-socket memory traffic that are the model's counts for that interval,
+# through PCM's own formulas:
 #   incoming bytes = 64 x (RxL_FLITS_G1.DRS_DATA + RxL_FLITS_G2.NCB_DATA) / 8
 #   outgoing bytes = 8 x TxL_FLITS_G0.DATA|NON_DATA (through a utilization
 #                    ratio in floating point: it may come out 1 byte short)
-# printed with PCM's unit_format (up to 9999 as is, then n/1000 "K", ...).
+# printed with PCM's unit_format (up to 9999 as is, then n/1000 "K", ...);
+#   memory READ / WRITE (GB) = 64 x CAS_COUNT.RD / .WR summed over the
+#                    socket's channels / 1e9, printed with two decimals.
+# An event trace drives the channels' CAS commands (1..4 ms).
 # The trace puts known traffic on every link inside the interval (1..9 ms);
 # the model's counters (the report) must hold exactly that traffic, and PCM's
 # figures must be those counts. Through perf, its core metrics must be the
@@ -42,9 +47,28 @@ cat > "$work/streams" <<'EOT'
 1 1 rx NCB 250
 1 0 tx SNP 700
 EOT
-awk 'BEGIN { print "time,socket,port,dir,mc" }
-     { for (i = 0; i < $5; ++i) printf "%d,%d,%d,%s,%s\n", 1000000 + int(i * 8000000 / $5) + NR, $1, $2, $3, $4 }' \
-    "$work/streams" | { read -r header; echo "$header"; sort -t, -k1,1n; } > "$work/qpi.csv"
+# Memory traffic: "socket channel sub-event cycles", one CAS per DCLK cycle
+# (800 MHz) from 1 ms on.
+cat > "$work/cas" <<'EOT'
+0 0 RD_REG 1000000
+0 1 RD_UNDERFILL 250000
+0 2 WR_WMM 500000
+1 3 RD_REG 2000000
+1 0 WR_RMM 1500000
+EOT
+# The traces, starting `offset` ns later.
+make_traces() {
+  awk -v off="$1" 'BEGIN { print "time,socket,port,dir,mc" }
+       { for (i = 0; i < $5; ++i) printf "%.0f,%d,%d,%s,%s\n", off + 1000000 + int(i * 8000000 / $5) + NR, $1, $2, $3, $4 }' \
+      "$work/streams" | { read -r header; echo "$header"; sort -t, -k1,1n; } > "$work/qpi.csv"
+  awk -v off="$1" 'BEGIN { print "time,socket,box,event,umask,count,repeat" }
+       { printf "%.0f,%d,imc%d,CAS_COUNT,%s,1,%d\n", off + 1000000, $1, $2, $3, $4 }' "$work/cas" > "$work/mem.csv"
+}
+declare -A mem_rd mem_wr
+for s in 0 1; do mem_rd[$s]=0; mem_wr[$s]=0; done
+while read -r s ch sub n; do
+  case $sub in RD_*) mem_rd[$s]=$(( mem_rd[$s] + n )) ;; *) mem_wr[$s]=$(( mem_wr[$s] + n )) ;; esac
+done < "$work/cas"
 
 # What the trace puts on each link: data flits received, flits sent.
 declare -A rx_data tx_flits
@@ -62,7 +86,8 @@ run_pcm() {
   rm -f "$work/out" "$work/log" "$work/report.csv"
   local env=()
   [ "$1" = - ] || env=("$1")
-  timeout 100 "$pmonsim" exec --sockets 2 --trace "$work/qpi.csv" --log "$work/log" \
+  make_traces "${2:-0}"
+  timeout 100 "$pmonsim" exec --sockets 2 --trace "$work/qpi.csv" --trace "$work/mem.csv" --log "$work/log" \
     --report csv --report-file "$work/report.csv" -- env "${env[@]}" "$pcm" 0.01 -i=1 -nc > "$work/out" 2>&1
   rc=$?
   [ $rc -eq 0 ] || fail "pmonsim exec ... pcm exited with $rc"
@@ -122,6 +147,26 @@ run_pcm() {
   grep -q "^Total QPI incoming data traffic: *$(fmt $total) " "$work/out" ||
     fail "total incoming QPI data traffic is not $(fmt $total)"
   echo "ok ($mode): pcm's QPI tables equal the model's counts on $checked links"
+
+  # Memory: the model's CAS counts are the trace's (where pcm programs the
+  # channels itself: counter 0 CAS_COUNT.RD, counter 1 CAS_COUNT.WR on each;
+  # through perf the served driver picks the counters), and pcm's GB are
+  # them x 64. (Through perf pcm says "0 memory controllers" and counts the
+  # 4 channels.)
+  grep -q "Socket 0: [01] memory controllers detected with total number of 4 channels" "$work/out" ||
+    fail "pcm did not find the memory controller's 4 channels"
+  imc() { awk -F, -v s="$1" -v c="$2" '$1 == s && $2 ~ /^imc/ && $3 == c { n += $6 } END { print n + 0 }' "$work/report.csv"; }
+  for s in 0 1; do
+    rd=${mem_rd[$s]} wr=${mem_wr[$s]}
+    if [ "$mode" != PCM_USE_UNCORE_PERF=1 ]; then
+      [ "$(imc "$s" 0)" -eq "$rd" ] || fail "socket $s: the model counted $(imc "$s" 0) CAS reads, the trace has $rd"
+      [ "$(imc "$s" 1)" -eq "$wr" ] || fail "socket $s: the model counted $(imc "$s" 1) CAS writes, the trace has $wr"
+    fi
+    want=$(awk -v r="$rd" -v w="$wr" -v s="$s" 'BEGIN { printf "SKT %d %.2f %.2f", s, r * 64 / 1e9, w * 64 / 1e9 }')
+    got=$(awk -v s="$s" '/MEM \(GB\)->/ { on = 1 } on && $1 == "SKT" && $2 == s { print $1, $2, $3, $4; exit }' "$work/out")
+    [ "$got" = "$want" ] || fail "memory traffic, socket $s: pcm printed '$got', the model's CAS counts give '$want'"
+    echo "socket $s: memory '$got' (GB read, written)"
+  done
 }
 
 
@@ -147,9 +192,13 @@ grep -q "Instructions retired: *896 M ; Active cycles: *896 M ; Time (TSC): *28 
   fail "instructions and cycles are not 896 M (32 CPUs x 10 ms x 2.8 GHz)"
 echo "ok (default): EXEC, IPC, FREQ and AFREQ 1.00 on both sockets; 896 M instructions and cycles"
 
-# PCM_USE_UNCORE_PERF=1: pcm looks for uncore_imc PMUs, which the model has not.
-run_pcm PCM_USE_UNCORE_PERF=1
-grep -q "Linux perf interface to program uncore PMUs is NOT present" "$work/out" ||
-  fail "pcm found a perf uncore interface it needs (uncore_imc) that the model does not serve"
+# PCM_USE_UNCORE_PERF=1: pcm finds the served uncore_imc PMUs and counts the
+# uncore through perf; its 10 s link-speed loop comes first, so the traces
+# start 10 s later.
+run_pcm PCM_USE_UNCORE_PERF=1 10000000000
+grep -q "using Linux perf interface to program uncore PMUs" "$work/out" ||
+  fail "pcm did not count the uncore through the served perf PMUs"
 grep -q "Successfully programmed on-core PMU using Linux perf" "$work/out" || fail "pcm did not use perf for the core"
-echo "ok (PCM_USE_UNCORE_PERF=1): no uncore_imc PMUs, so pcm programs the boxes itself"
+grep -q "perf: open uncore_imc_3 socket 1 config 0xc04 " "$work/log" ||
+  fail "pcm did not open CAS_COUNT.WR on uncore_imc_3 of socket 1"
+echo "ok (PCM_USE_UNCORE_PERF=1): pcm counted the uncore through the served uncore_imc/qpi/ubox PMUs"

@@ -1,6 +1,6 @@
 // Oracle test: the project's event catalogs against Intel's perfmon event files
 // (tests/data/perfmon, with their licence: Jaketown_uncore.json = SNB-EP, ivytown_uncore.json =
-// IVB-EP; units "UBOX", "R2PCIe", "QPI LL"). DECISIONS.md makes these files the
+// IVB-EP; units "UBOX", "R2PCIe", "QPI LL", "iMC"). DECISIONS.md makes these files the
 // authority for event code, ExtSel, UMask and Counter.
 //
 // Every JSON entry of the three units must match our catalog, except the
@@ -48,6 +48,7 @@ std::optional<box_kind> box_of_unit(const std::string& unit) {
     if (unit == "UBOX") return box_kind::ubox;
     if (unit == "R2PCIe") return box_kind::r2pcie;
     if (unit == "QPI LL") return box_kind::qpi;
+    if (unit == "iMC") return box_kind::imc;
     return std::nullopt;
 }
 
@@ -56,6 +57,7 @@ std::string prefix_of(box_kind box) {
         case box_kind::ubox: return "UNC_U_";
         case box_kind::r2pcie: return "UNC_R2_";
         case box_kind::qpi: return "UNC_Q_";
+        case box_kind::imc: return "UNC_M_";
         default: return "";
     }
 }
@@ -176,14 +178,14 @@ const std::set<std::string>& manual_only_presets() {
 // Number of JSON entries per unit, so the comparison cannot pass vacuously
 // (and a new JSON version is noticed).
 struct expected_counts {
-    unsigned ubox, r2pcie, qpi, deliberate;
+    unsigned ubox, r2pcie, qpi, imc, deliberate;
 };
 
 expected_counts expected_for(cpu_model cpu) {
     // SNB-EP deliberate: CLOCKTICKS 1 + PHOLD_CYCLES 2 + RACU_REQUESTS 1 + MSG_CHNL_SIZE_COUNT 2.
     // IVB-EP deliberate: CLOCKTICKS 1 + MESSAGE.* 32 + MATCH_MASK 1.
-    return cpu == cpu_model::snb_ep ? expected_counts{24, 36, 84, 6}
-                                    : expected_counts{21, 61, 200, 34};
+    return cpu == cpu_model::snb_ep ? expected_counts{24, 36, 84, 51, 6}
+                                    : expected_counts{21, 61, 200, 198, 34};
 }
 
 // ---------------------------------------------------------------------------
@@ -290,6 +292,7 @@ TEST_P(CatalogOracle, EveryJsonEntryMatchesOurCatalog) {
     EXPECT_EQ(compared[box_kind::ubox], want.ubox);
     EXPECT_EQ(compared[box_kind::r2pcie], want.r2pcie);
     EXPECT_EQ(compared[box_kind::qpi], want.qpi);
+    EXPECT_EQ(compared[box_kind::imc], want.imc);
     EXPECT_EQ(deliberate, want.deliberate);
 }
 
@@ -307,7 +310,7 @@ TEST_P(CatalogOracle, EveryDeliberateDifferenceStillApplies) {
 // listed alias made only of JSON bits), and umask0_all is set only where the
 // JSON lists umask 0 for that event.
 TEST_P(CatalogOracle, NothingInOurCatalogIsInvented) {
-    for (box_kind box : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi}) {
+    for (box_kind box : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi, box_kind::imc}) {
         for (const auto& ev : catalog(box).events()) {
             SCOPED_TRACE(ev.name);
             uint8_t json_bits = 0;

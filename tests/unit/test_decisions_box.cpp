@@ -84,6 +84,10 @@ public:
                        short_name.substr(3);
             case box_kind::uncore_fixed:
                 return short_name == "CTL" ? "MSR_UNCORE_FIXED_CTR_CTRL" : "MSR_UNCORE_FIXED_CTR0";
+            case box_kind::imc: {  // "imc5" -> MC1_CH1_PCI_PMON_
+                const unsigned u = static_cast<unsigned>(std::stoul(box.spec().name.substr(3)));
+                return "MC" + std::to_string(u / 4) + "_CH" + std::to_string(u % 4) + "_PCI_PMON_" + short_name;
+            }
         }
         return short_name;
     }
@@ -1100,6 +1104,93 @@ TEST(DecisionEvent, RejectedRunsLeaveTheInputsAsTheyWere) {
     EXPECT_EQ(box.input_value(occ), max);
     box.advance_to(40);
     EXPECT_EQ(box.input_value(occ), 0u);
+}
+
+}  // namespace
+}  // namespace pmonsim
+
+// ===========================================================================
+// Memory-controller channels (decisions.md B1-B4)
+
+namespace pmonsim {
+namespace {
+
+constexpr uint32_t fixed_rst = 1u << 19;  // MC_CHy_PCI_PMON_FIXED_CTL.rst
+
+// B3: the DCLK counter counts every cycle of the channel's clock, obeys the
+// box's freeze, and reports its carry in BOX_STATUS bit 0, counter i in bit
+// i + 1 (SNB-EP: on any carry; IVB-EP: with ov_en, with a message).
+TEST(DecisionImc, FixedCounterCountsDclkAndOwnsStatusBitZero) {
+    for (cpu_model cpu : {snb, ivb}) {
+        SCOPED_TRACE(to_string(cpu));
+        rig r(box_kind::imc, cpu, 0, 800000000ull);  // DDR3-1600
+        const uint32_t with_ov = cpu == ivb ? ov_en : 0;
+        r.write("FIXED_CTR", pow2(48) - 3, 0);
+        r.write("FIXED_CTL", en | with_ov, 0);
+        r.write("CTR1", pow2(48) - 5, 0);
+        r.write("CTL1", en | with_ov | ev(0x00), 0);  // the clock event on a general counter
+        EXPECT_EQ(r.read_t("FIXED_CTR", 1000000), 800u - 3u);  // 1 us of 800 MHz, past the wrap
+        EXPECT_EQ(r.read_t("CTR1", 1000000), 800u - 5u);
+        EXPECT_EQ(r.read_t("BOX_STATUS", 1000000), 0x1u | 0x4u);
+        EXPECT_EQ(r.box.event_name(4), "DCLK");
+        // Writing 1 clears each bit where the register puts it.
+        r.write_t("BOX_STATUS", 0x1, 1000000);
+        EXPECT_EQ(r.read_t("BOX_STATUS", 1000000), 0x4u);
+        // The box's freeze stops the fixed counter too.
+        r.write_t("BOX_CTL", cpu == snb ? snb_frz : ivb_frz, 1000000);
+        EXPECT_EQ(r.read_t("FIXED_CTR", 2000000), 800u - 3u);
+    }
+}
+
+// B3: FIXED_CTL bit 19 clears the fixed counter (327043-001 Table 2-62).
+TEST(DecisionImc, FixedCtlRstClearsTheFixedCounter) {
+    rig r(box_kind::imc, ivb, 0);
+    r.write("FIXED_CTL", en, 0);
+    EXPECT_EQ(r.read("FIXED_CTR", 100), 100u);
+    r.write("FIXED_CTL", en | fixed_rst, 100);
+    EXPECT_EQ(r.read("FIXED_CTR", 130), 30u);
+    EXPECT_EQ(r.read("FIXED_CTL", 130) & fixed_rst, 0u) << "rst is write-only";
+    EXPECT_EQ(r.diag_count(), 0u);
+}
+
+// B2: the SNB-EP channel has no reset bits, in BOX_CTL (1:0) or CTLn (17):
+// writing them (as Linux and PCM do) is diagnosed and clears nothing. IVB-EP
+// has both.
+TEST(DecisionImc, SnbChannelHasNoResetBits) {
+    rig s(box_kind::imc, snb, 0);
+    s.write("CTL0", en | ev(0x00), 0);
+    s.write("BOX_CTL", 0x10003, 10);  // Linux's init value
+    EXPECT_EQ(s.diag_count(), 1u);
+    EXPECT_NE(s.last_diag().reason.find("reserved"), std::string::npos) << s.last_diag().reason;
+    EXPECT_EQ(s.read("CTL0", 20), en | ev(0x00)) << "rst_ctrl must not clear the controls";
+    EXPECT_EQ(s.read("CTR0", 20), 20u) << "rst_ctrs must not clear the counters";
+    s.write("CTL0", en | rst | ev(0x00), 20);
+    EXPECT_EQ(s.diag_count(), 2u);
+    EXPECT_EQ(s.read("CTR0", 30), 30u) << "bit 17 must not clear the counter";
+
+    rig i(box_kind::imc, ivb, 0);
+    i.write("CTL0", en | ev(0x00), 0);
+    i.write("BOX_CTL", ivb_run | 0x2, 10);  // rst_ctrs
+    EXPECT_EQ(i.read("CTR0", 20), 10u);
+    i.write("CTL0", en | rst | ev(0x00), 20);
+    EXPECT_EQ(i.read("CTR0", 30), 10u);
+    EXPECT_EQ(i.diag_count(), 0u);
+}
+
+// B4: CAS_COUNT sub-events add at most 1 per DCLK; RD is RD_REG + RD_UNDERFILL.
+TEST(DecisionImc, CasCountSumsItsSubEventsOnePerCycleEach) {
+    rig r(box_kind::imc, ivb, 0);
+    r.box.post_run(0, 100, r.input("CAS_COUNT", "RD_REG"), 1);
+    r.box.post_run(50, 100, r.input("CAS_COUNT", "RD_UNDERFILL"), 1);
+    r.box.post_run(0, 40, r.input("CAS_COUNT", "WR_WMM"), 1);
+    EXPECT_THROW(r.box.post_run(0, 1, r.input("CAS_COUNT", "WR_RMM"), 2), std::invalid_argument);
+    r.write("CTL0", en | umask(0x03) | ev(0x04), 0);  // CAS_COUNT.RD
+    r.write("CTL1", en | umask(0x0C) | ev(0x04), 0);  // CAS_COUNT.WR
+    r.write("CTL2", en | thresh(2) | umask(0x03) | ev(0x04), 0);  // cycles with both reads
+    EXPECT_EQ(r.read("CTR0", 200), 200u);
+    EXPECT_EQ(r.read("CTR1", 200), 40u);
+    EXPECT_EQ(r.read("CTR2", 200), 50u);
+    EXPECT_EQ(r.box.event_name(0), "CAS_COUNT.RD");
 }
 
 }  // namespace

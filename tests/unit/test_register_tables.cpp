@@ -895,5 +895,53 @@ TEST(TableBox, QpiFilterHalvesFormOneSixtyFourBitFilter) {
     }
 }
 
+// Memory-controller channels (decisions.md B1-B3): device, function and ID of
+// every channel, spelled out; the registers at their offsets; the SNB-EP
+// channel without reset bits; BOX_STATUS bit 0 for the fixed counter.
+TEST(TableSpec, ImcChannelFunctionsMatchTheManuals) {
+    struct where { unsigned dev, fn; uint16_t did; };
+    const where snb_ch[] = {{16, 0, 0x3CB0}, {16, 1, 0x3CB1}, {16, 4, 0x3CB4}, {16, 5, 0x3CB5}};
+    const where ivb_ch[] = {{16, 4, 0x0EB4}, {16, 5, 0x0EB5}, {16, 0, 0x0EB0}, {16, 1, 0x0EB1},
+                            {30, 4, 0x0EF4}, {30, 5, 0x0EF5}, {30, 0, 0x0EF0}, {30, 1, 0x0EF1}};
+    auto check = [](cpu_model cpu, const where* w, unsigned n) {
+        const box_desc& m = describe(cpu).need(box_kind::imc);
+        ASSERT_EQ(m.units, n);
+        for (unsigned u = 0; u < n; ++u) {
+            EXPECT_EQ(m.pci[u].device, w[u].dev) << u;
+            EXPECT_EQ(m.pci[u].fn, w[u].fn) << u;
+            const register_table t = imc_register_table(cpu, u);
+            EXPECT_EQ(t.find("VID_DID")->reset, (uint64_t{w[u].did} << 16) | 0x8086u) << u;
+            const std::string p = "MC" + std::to_string(u / 4) + "_CH" + std::to_string(u % 4) + "_PCI_PMON_";
+            EXPECT_EQ(t.find(p + "BOX_CTL")->offset, 0xF4u);
+            EXPECT_EQ(t.find(p + "BOX_STATUS")->offset, 0xF8u);
+            EXPECT_EQ(t.find(p + "FIXED_CTL")->offset, 0xF0u);
+            EXPECT_EQ(t.find(p + "FIXED_CTR")->offset, 0xD0u);
+            for (unsigned i = 0; i < 4; ++i) {
+                EXPECT_EQ(t.find(p + "CTL" + std::to_string(i))->offset, 0xD8u + 4 * i);
+                EXPECT_EQ(t.find(p + "CTR" + std::to_string(i))->offset, 0xA0u + 8 * i);
+            }
+            EXPECT_EQ(t.find(0xD4)->name, p + "FIXED_CTR") << "0xD4 is the DCLK counter's high dword";
+        }
+    };
+    check(snb, snb_ch, 4);
+    check(ivb, ivb_ch, 8);
+
+    const register_table s = imc_register_table(snb, 0), i = imc_register_table(ivb, 0);
+    const register_def& sbox = *s.find("MC0_CH0_PCI_PMON_BOX_CTL");
+    EXPECT_EQ(sbox.mask_of(attr::wo), 0u) << "SNB-EP: no rst_ctrs/rst_ctrl";
+    EXPECT_EQ(sbox.mask_of(attr::rw), 0x10100u) << "frz_en, frz";
+    EXPECT_EQ(i.find("MC0_CH0_PCI_PMON_BOX_CTL")->mask_of(attr::wo), 0x3u);
+    EXPECT_EQ(s.find("MC0_CH0_PCI_PMON_CTL0")->mask_of(attr::wo), 0u) << "SNB-EP: bit 17 reserved";
+    EXPECT_EQ(i.find("MC0_CH0_PCI_PMON_CTL0")->mask_of(attr::wo), 1u << 17);
+    EXPECT_EQ(s.find("MC0_CH0_PCI_PMON_CTL0")->mask_of(attr::rw_v), 0xFFC4FFFFu) << "thresh, invert, en, edge, umask, ev_sel";
+    EXPECT_EQ(i.find("MC0_CH0_PCI_PMON_CTL0")->mask_of(attr::rw_v), 0xFF54FFFFu) << "thresh, en, ov_en, edge, umask, ev_sel";
+    EXPECT_EQ(s.find("MC0_CH0_PCI_PMON_FIXED_CTL")->mask_of(attr::rw_v), 1u << 22);
+    EXPECT_EQ(i.find("MC0_CH0_PCI_PMON_FIXED_CTL")->mask_of(attr::rw_v), (1u << 22) | (1u << 20));
+    for (const register_table* t : {&s, &i}) {
+        EXPECT_EQ(t->find("MC0_CH0_PCI_PMON_FIXED_CTL")->mask_of(attr::wo), 1u << 19);
+        EXPECT_EQ(t->find("MC0_CH0_PCI_PMON_BOX_STATUS")->mask_of(attr::rw1c), 0x1Fu) << "fixed at bit 0, CTRi at i+1";
+    }
+}
+
 }  // namespace
 }  // namespace pmonsim
