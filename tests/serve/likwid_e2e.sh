@@ -9,7 +9,11 @@
 #  2. the QPI group: its per-second metrics divide by the virtual clock's
 #     runtime (10 ms of simulated time, not the run's wall time);
 #  3. the default access mode, whose access daemon likwid starts with an
-#     empty environment: the daemon runs on the served machine too.
+#     empty environment: the daemon runs on the served machine too;
+#  4. the MEM group: CAS_COUNT.RD and .WR on each memory-controller channel
+#     (MBOX0-3 = the model's imc0-3 at 10.4, 10.5, 10.0, 10.1) are the CAS
+#     commands the trace drove, and the bandwidths are 64 bytes times them
+#     over the virtual runtime.
 # (likwid 5.2 programs the RxL_FLITS_G1/G2 events without the extra select
 # bit the QPI counters need for them, so on this machine as on silicon they
 # count nothing; the checks use the G0 flit events.)
@@ -48,6 +52,10 @@ time,socket,box,event,umask,ext,count,repeat
 1005000000,0,ubox,LOCK_CYCLES,,,1,500
 1005000000,0,r2pcie,RING_AD_USED.CW_VR0_EVEN,,,1,1234
 1005000000,1,r2pcie,RING_AD_USED.CW_VR0_EVEN,,,1,321
+1005000000,0,imc0,CAS_COUNT.RD_REG,,,1,2000
+1005000000,0,imc1,CAS_COUNT.WR_WMM,,,1,1000
+1005000000,1,imc2,CAS_COUNT.RD_UNDERFILL,,,1,3000
+1005000000,1,imc3,CAS_COUNT.WR_RMM,,,1,500
 EOT
 traces=(--trace "$work/qpi.csv" --trace "$work/events.csv")
 
@@ -172,3 +180,35 @@ check EVENT_MSG_MSI_RCVD UBOX0 2 11 msr 16 0xc16
 check R2PCIE_RING_AD_USED_CW_VR0_EVEN PBOX0 1 1234 pci 7f:13.1 0xa0 0xa4
 virtual_runtime
 echo "ok: access daemon: $checked counter values equal the model's"
+
+# 4. The MEM group: the channels' CAS counts and the memory bandwidths.
+timeout 300 "$pmonsim" exec --sockets 2 "${traces[@]}" --log "$work/log" --report none -- \
+  likwid-perfctr -M 0 -c S0:0@S1:0 -g MEM sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr -g MEM failed"
+virtual_runtime
+checked=0
+t=$(runtime)
+fn=(4 5 0 1)  # MBOXn's function on device 10h
+for s in 0 1; do
+  col=$(( s + 1 )) bus=$([ $s = 0 ] && echo 7f || echo ff)
+  [ $s = 0 ] && rd=(2000 0 0 0) wr=(0 1000 0 0)
+  [ $s = 1 ] && rd=(0 0 3000 0) wr=(0 0 0 500)
+  for ch in 0 1 2 3; do
+    check CAS_COUNT_RD MBOX${ch}C0 $col "${rd[$ch]}" pci $bus:10.${fn[$ch]} 0xa0 0xa4
+    check CAS_COUNT_WR MBOX${ch}C1 $col "${wr[$ch]}" pci $bus:10.${fn[$ch]} 0xa8 0xac
+  done
+  [ "$(table CAS_COUNT_RD MBOX4C0 $col)" = "-" ] || fail "MBOX4 (controller 1) counted on a machine with one controller"
+  for m in "Memory read bandwidth [MBytes/s]:$(( rd[0] + rd[1] + rd[2] + rd[3] ))" \
+           "Memory write bandwidth [MBytes/s]:$(( wr[0] + wr[1] + wr[2] + wr[3] ))"; do
+    name=${m%:*} cas=${m##*:}
+    got=$(metric "$name" $col)
+    # (The window is 10 ms, plus the child's 8 us unless that sleep overlapped
+    # another: the table shows the runtime to 4 digits, so both are tried.)
+    awk -v got="$got" -v n="$cas" 'BEGIN { for (i = 0; i < 2; ++i) { t = i ? 0.010008 : 0.010000
+                                             want = 64e-6 * n / t; d = got - want; if (d < 0) d = -d
+                                             if (d <= 0.00005) exit 0 }
+                                           exit 1 }' ||
+      fail "$name, socket $s: likwid printed '$got'; $cas CAS of 64 bytes in $t s give $(awk -v n="$cas" -v t="$t" 'BEGIN { print 64e-6 * n / t }')"
+    checked=$(( checked + 1 ))
+  done
+done
+echo "ok: MEM group: $checked CAS counts and bandwidths equal the model's"
