@@ -711,7 +711,8 @@ std::string event_spec::local_name() const {
     return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
-std::vector<std::string> expand_full_name(const std::string& text, cpu_model cpu, unsigned qpi_ports) {
+std::vector<std::string> expand_full_name(const std::string& text, cpu_model cpu, unsigned qpi_ports,
+                                          unsigned imc_channels) {
     const std::string t = trim(text);
     const std::string body = t.substr(0, t.find_first_of(",:"));
     if (body.find('/') != std::string::npos) return {t};
@@ -731,7 +732,9 @@ std::vector<std::string> expand_full_name(const std::string& text, cpu_model cpu
     }
     if (!best) return {t};  // (parse_event says what is wrong)
     std::vector<std::string> out;
-    const unsigned units = best->kind == box_kind::qpi ? std::min(qpi_ports, best->units) : best->units;
+    unsigned units = best->units;
+    if (best->kind == box_kind::qpi) units = std::min(qpi_ports, units);
+    if (best->kind == box_kind::imc) units = std::min(imc_channels, units);
     for (unsigned u = 0; u < units; ++u) out.push_back(box_label(best->kind, u) + "/" + t);
     return out;
 }

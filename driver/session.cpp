@@ -112,6 +112,8 @@ void pmon_session::require_function(const pci_address& a) {
             if (a == qpi_address(s, p, qpi_function::pmon)) return;
         for (unsigned p : s.qpi_filters)
             if (a == qpi_address(s, p, qpi_function::filter)) return;
+        for (const auto& [kind, unit] : s.pci_units)
+            if (a == pmon_address(s, topo_.cpu, kind, unit)) return;
     }
     uint64_t id = 0;
     char found[32] = "nothing readable";
@@ -138,7 +140,8 @@ void pmon_session::unwind() {
 pci_address pmon_session::pci_of(unsigned socket, box_kind kind, unsigned unit) const {
     const socket_info& s = topo_.sockets.at(socket);
     if (kind == box_kind::r2pcie) return r2pcie_address(s);
-    return qpi_address(s, unit, qpi_function::pmon);
+    if (kind == box_kind::qpi) return qpi_address(s, unit, qpi_function::pmon);
+    return pmon_address(s, topo_.cpu, kind, unit);
 }
 
 // Stops or restarts a box's counters:

@@ -14,6 +14,8 @@
 // DECISIONS.md "Personalities".)
 //
 // Rules:
+//   - The memory-controller channels: at the device, function and ID of the
+//     CPU's descriptor (decisions.md B1), listed in pci_units.
 //   - A function counts only with the expected ID at its expected place.
 //   - A bus (in a PCI domain) is a socket's uncore bus when any of the
 //     functions above is on it (normally the R2PCIe; has_r2pcie says whether
@@ -50,6 +52,10 @@ struct socket_info {
     std::vector<unsigned> qpi_filters;  // ports with a packet filter function (F6)
     std::vector<unsigned> qpi_misc;     // ports with a misc function (F0, QPI_RATE_STATUS)
     bool has_rate_status = false;       // !qpi_misc.empty(): the link rate can be read
+    // Units of the other PCI boxes (memory-controller channels) whose PMON
+    // function exists with its ID, by kind.
+    std::vector<std::pair<box_kind, unsigned>> pci_units;
+    bool has(box_kind kind, unsigned unit) const;
 };
 
 struct topology {
@@ -67,5 +73,8 @@ uint16_t qpi_device_id(cpu_model cpu, unsigned port, qpi_function f);  // throws
 uint8_t qpi_device_number(unsigned port);                              // 8, 9, 24
 pci_address r2pcie_address(const socket_info& s);                      // D19:F1
 pci_address qpi_address(const socket_info& s, unsigned port, qpi_function f);
+// The PMON function of unit `unit` of a PCI box of `cpu` (its descriptor's
+// device and function), on the socket's bus.
+pci_address pmon_address(const socket_info& s, cpu_model cpu, box_kind kind, unsigned unit);
 
 }  // namespace pmonsim::driver

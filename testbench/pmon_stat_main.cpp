@@ -137,7 +137,7 @@ void list_catalog(std::ostream& os, cpu_model cpu, const std::string& filter) {
     };
     heading("Events of " + std::string(to_string(cpu)) + " (BOX/EVENT[.SUB][,thresh=N][,edge][,inv]):");
     for (const box_desc& b : describe(cpu).boxes) {
-        const std::string box = b.kind == box_kind::qpi ? "qpi0" : to_string(b.kind);
+        const std::string box = unit_name(b.kind, 0);  // (a numbered kind: its unit 0)
         if (!b.events) continue;  // (fixed counters below)
         for (const event_def& e : catalog_for(b.kind, cpu).events()) {
             if (e.umasks.empty()) line(box + "/" + e.name, e.description);
@@ -245,11 +245,14 @@ int measure(target& t, cpu_model cpu, const stat_options& o, const std::function
         throw event_error("--socket " + std::to_string(o.socket) + ": the machine has " +
                           std::to_string(topo.sockets.size()) + " socket(s), numbered from 0");
     pmon_session s(t, topo);
-    unsigned ports = 0;
-    for (const auto& sk : topo.sockets)
+    unsigned ports = 0, channels = 0;
+    for (const auto& sk : topo.sockets) {
         for (unsigned p : sk.qpi_ports) ports = std::max(ports, p + 1);
+        for (const auto& [kind, unit] : sk.pci_units)
+            if (kind == box_kind::imc) channels = std::max(channels, unit + 1);
+    }
     for (const std::string& e : o.events)
-        for (const std::string& one : expand_full_name(e, topo.cpu, ports)) s.add(one);
+        for (const std::string& one : expand_full_name(e, topo.cpu, ports, channels)) s.add(one);
     std::vector<metric_use> uses;
     for (const std::string& name : o.metrics) {
         const metric* m = find_metric(name);

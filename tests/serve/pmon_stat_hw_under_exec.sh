@@ -28,3 +28,7 @@ check "R2PCIe events, perf output" "500      r2pcie/RxR_OCCUPANCY.DRS" --cpu ivb
   -e r2pcie/RxR_OCCUPANCY.DRS,r2pcie/RING_AD_USED.CW --duration 0.000003
 check "UBox events, JSON" '"counter-value" : "10.000000", "unit" : "", "event" : "ubox/LOCK_CYCLES,thresh=1,edge"' --trace "$traces/ubox_lock_msg/events.csv" -- \
   -e ubox/EVENT_MSG.MSI_RCVD,ubox/LOCK_CYCLES,thresh=1,edge --duration 0.000005 --json
+check "memory-controller channels, Intel's full name on every channel" "200      imc1/UNC_M_CAS_COUNT.RD" --trace "$traces/memory_bandwidth/events.csv" -- \
+  -e UNC_M_CAS_COUNT.RD,imc2/CAS_COUNT.WR,uncore_imc_3/event=0x10/ --duration 0.0000025
+check "snb-ep channels (D16:F0/F1/F4/F5)" "1,000      imc0/CAS_COUNT.RD" --cpu snb-ep --trace "$traces/memory_bandwidth/events.csv" -- \
+  -e imc0/CAS_COUNT.RD,imc1/CAS_COUNT.RD --duration 0.0000025

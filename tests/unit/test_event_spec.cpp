@@ -532,3 +532,32 @@ TEST(EventSpecNehalem, BoxesMustBeThisCpus) {
 
 }  // namespace
 }  // namespace pmonsim::driver
+
+namespace pmonsim::driver {
+namespace {
+
+// Memory-controller channels: imcN by name, uncore_imc_N by Linux's PMU
+// name, Intel's UNC_M_ names on every channel the machine has.
+TEST(EventSpecImc, ChannelsByNamePmuAndFullName) {
+    const cpu_model ivb = cpu_model::ivb_ep, snb = cpu_model::snb_ep;
+    const event_spec e = parse_event("imc5/CAS_COUNT.RD", ivb, 2);
+    EXPECT_EQ(e.kind, box_kind::imc);
+    EXPECT_EQ(e.unit, 5u);
+    EXPECT_EQ(e.ctl & 0xFFFFu, 0x0304u);
+    const event_spec p = parse_event("uncore_imc_7/event=0x04,umask=0x0c/", ivb, 2);
+    EXPECT_EQ(p.kind, box_kind::imc);
+    EXPECT_EQ(p.unit, 7u);
+    try {
+        parse_event("imc4/CAS_COUNT.RD", snb, 2);
+        ADD_FAILURE() << "imc4 on snb-ep";
+    } catch (const event_error& x) {
+        EXPECT_EQ(std::string(x.what()), "imc4/CAS_COUNT.RD: imc4 does not exist on snb-ep (imc0..imc3)");
+    }
+    EXPECT_EQ(expand_full_name("UNC_M_CAS_COUNT.WR", ivb, 2, 4),
+              (std::vector<std::string>{"imc0/UNC_M_CAS_COUNT.WR", "imc1/UNC_M_CAS_COUNT.WR", "imc2/UNC_M_CAS_COUNT.WR",
+                                        "imc3/UNC_M_CAS_COUNT.WR"}));
+    EXPECT_EQ(expand_full_name("UNC_M_CAS_COUNT.WR", ivb, 2).size(), 8u) << "without a machine: the descriptor's";
+}
+
+}  // namespace
+}  // namespace pmonsim::driver
