@@ -202,7 +202,6 @@ private:
 std::vector<socket_regs> make_sockets(const uncore_config& cfg) {
     std::vector<socket_regs> out(cfg.sockets);
     const clock_domain uclk(cfg.uclk_hz()), qclk(cfg.qclk_hz()), dclk(cfg.dclk_hz());
-    const box_desc* imc = describe(cfg.cpu).box(box_kind::imc);
     for (socket_regs& s : out) {
         s.global_freeze = cfg.start_frozen;
         s.boxes.push_back(std::make_unique<box_regs>(make_box_spec(box_kind::ubox, cfg.cpu), uclk));
@@ -217,10 +216,15 @@ std::vector<socket_regs> make_sockets(const uncore_config& cfg) {
             s.functions.push_back({kQpiDevice[p], 6, qpi_filter_register_table(cfg.cpu, p), int(3 + p)});
             s.functions.push_back({kQpiDevice[p], 0, qpi_misc_register_table(cfg.cpu, p), -1});
         }
-        for (unsigned u = 0; imc && u < cfg.units_present(*imc); ++u) {
-            s.functions.push_back({imc->pci[u].device, imc->pci[u].fn, imc_register_table(cfg.cpu, u),
-                                   static_cast<int>(s.boxes.size())});
-            s.boxes.push_back(std::make_unique<box_regs>(make_box_spec(box_kind::imc, cfg.cpu, u), dclk));
+        // The other PCI boxes: one PMON function per unit, its box's own table.
+        for (const box_desc& d : describe(cfg.cpu).boxes) {
+            if (!pmon_function_per_unit(d.kind)) continue;  // (above, or MSRs)
+            for (unsigned u = 0; u < cfg.units_present(d); ++u) {
+                box_spec spec = make_box_spec(d.kind, cfg.cpu, u);
+                s.functions.push_back({d.pci[u].device, d.pci[u].fn, spec.table, static_cast<int>(s.boxes.size())});
+                s.boxes.push_back(
+                    std::make_unique<box_regs>(std::move(spec), d.clock == box_clock::dclk ? dclk : uclk));
+            }
         }
     }
     return out;

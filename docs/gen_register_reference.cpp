@@ -16,6 +16,7 @@
 
 #include "catalog/catalog.h"
 #include "desc/cpu.h"
+#include "desc/box_spec.h"
 #include "tables/register_table.h"
 
 namespace {
@@ -109,19 +110,21 @@ void print_registers(cpu_model cpu) {
     }
     std::printf("\n");
 
-    // Memory-controller channels: channel 0 of controller 0 in full, the
-    // others by device, function and ID.
-    if (const box_desc* m = describe(cpu).box(box_kind::imc)) {
-        const register_table ch0 = imc_register_table(cpu, 0);
-        print_table(ch0, false, c + ": " + ch0.title + ", DID " + hex(device_id(ch0), 4));
-        std::printf("### %s: memory-controller channel functions\n\n", c.c_str());
-        std::printf("Every channel has the registers of channel 0 above, named with its own MCm_CHn_ prefix; a "
-                    "machine has the channels of the controllers it was given (--memory-controllers).\n\n");
-        std::printf("| Box | Controller | Channel | Function | DID |\n");
-        std::printf("|---|---|---|---|---|\n");
-        for (unsigned u = 0; u < m->units; ++u)
-            std::printf("| imc%u | %u | %u | D%u:F%u | %s |\n", u, u / m->units_per_group, u % m->units_per_group,
-                        m->pci[u].device, m->pci[u].fn, hex(m->pci[u].pmon_id, 4).c_str());
+    // The other PCI boxes: unit 0 in full, every unit by place and ID.
+    for (const box_desc& b : describe(cpu).boxes) {
+        if (!pmon_function_per_unit(b.kind)) continue;  // (above, or MSRs)
+        const register_table t0 = make_box_spec(b.kind, cpu, 0).table;
+        print_table(t0, false, c + ": " + t0.title + ", DID " + hex(device_id(t0), 4));
+        std::printf("### %s: %s functions of every unit\n\n", c.c_str(), to_string(b.kind));
+        std::printf("Every unit has the registers of unit 0 above, under its own name prefix; a machine has the "
+                    "units of the QPI ports and memory controllers it was given.\n\n");
+        std::printf("| Box | Function | DID | Its BOX_CTL |\n");
+        std::printf("|---|---|---|---|\n");
+        for (unsigned u = 0; u < b.units; ++u) {
+            const register_table t = make_box_spec(b.kind, cpu, u).table;
+            std::printf("| %s | D%u:F%u | %s | %s |\n", unit_name(b.kind, u).c_str(), b.pci[u].device, b.pci[u].fn,
+                        hex(b.pci[u].pmon_id, 4).c_str(), t.regs.at(1).name.c_str());
+        }
         std::printf("\n");
     }
 }

@@ -90,26 +90,30 @@ std::string box_names(cpu_model cpu) {
 std::string pmu_names(cpu_model cpu, unsigned qpi_ports) {
     std::string s;
     auto add = [&](const std::string& n) { s += (s.empty() ? "" : ", ") + n; };
-    for (const box_desc& b : describe(cpu).boxes) {
+    const cpu_desc& c = describe(cpu);
+    for (const box_desc& b : c.boxes) {
         if (!b.events) continue;  // a fixed counter: its general counters' PMU
-        if (!numbered(b.kind)) add(linux_pmu(b.kind));
-        else if (const unsigned n = b.kind == box_kind::qpi ? std::min(qpi_ports, b.units) : b.units)
-            add(std::string(linux_pmu(b.kind)) + "_0.." + std::to_string(n - 1));
+        const unsigned n = b.kind == box_kind::qpi ? std::min(qpi_ports, b.units) : b.units;
+        if (n == 1) add(linux_pmu_name(c, b.kind, 0));
+        else if (n > 1) add(linux_pmu_name(c, b.kind, 0) + ".." + std::to_string(n - 1));
     }
     return s;
 }
 
-// The box behind one of Linux's PMU names (linux_pmu(): "uncore_ubox",
-// "uncore_qpi_1", "uncore"), on any CPU; a fixed counter shares its general
-// counters' PMU, so the general kind (listed first) answers.
-std::optional<std::pair<box_kind, unsigned>> box_of_pmu(const std::string& pmu) {
+// The box behind one of Linux's PMU names on the CPU (linux_pmu_name():
+// "uncore_ubox", "uncore_qpi_1", "uncore_ha" on snb-ep, "uncore"); a fixed
+// counter shares its general counters' PMU, so the general kind (listed
+// first) answers. A name of a unit beyond the CPU's is still its kind's (with
+// that unit), for set_box() to refuse by name.
+std::optional<std::pair<box_kind, unsigned>> box_of_pmu(const std::string& pmu, cpu_model cpu) {
+    const cpu_desc& c = describe(cpu);
     for (unsigned k = 0; k < box_kind_count; ++k) {
         const box_kind kind = static_cast<box_kind>(k);
         const std::string base = linux_pmu(kind);
-        if (!numbered(kind) && pmu == base) return std::pair{kind, 0u};
+        if (pmu == base && c.units(kind) <= 1) return std::pair{kind, 0u};
         // (A type of several boxes names each "_N", as the driver does.)
-        if (numbered(kind) && pmu.size() > base.size() + 1 && pmu.size() <= base.size() + 3 &&
-            pmu.compare(0, base.size(), base) == 0 && pmu[base.size()] == '_') {
+        if (pmu.size() > base.size() + 1 && pmu.size() <= base.size() + 3 && pmu.compare(0, base.size(), base) == 0 &&
+            pmu[base.size()] == '_' && c.units(kind) != 1) {
             unsigned n = 0;
             bool digits = true;
             for (size_t i = base.size() + 1; i < pmu.size(); ++i) {
@@ -131,23 +135,14 @@ std::optional<box_kind> fixed_of(box_kind kind) {
         case box_kind::uncore_fixed: return box_kind::uncore_fixed;
         case box_kind::r2pcie:
         case box_kind::qpi:
+        case box_kind::ha:
+        case box_kind::r3qpi:
         case box_kind::imc: return std::nullopt;  // (the iMC's DCLK counter is in its own box)
     }
     return std::nullopt;
 }
 
-const char* name_prefix(box_kind kind) {
-    switch (kind) {
-        case box_kind::ubox:
-        case box_kind::ubox_fixed: return "UNC_U_";
-        case box_kind::r2pcie: return "UNC_R2_";
-        case box_kind::qpi: return "UNC_Q_";
-        case box_kind::imc: return "UNC_M_";
-        case box_kind::uncore:
-        case box_kind::uncore_fixed: return "UNC_";
-    }
-    return "";
-}
+const char* name_prefix(box_kind kind) { return event_prefix(kind); }
 
 // --- the event being built ------------------------------------------------------
 
@@ -629,7 +624,7 @@ event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
         d.fail("nothing may follow the closing '/': '" + after + "'");
     const std::string body = text.substr(open + 1, close - open - 1);
 
-    if (const auto box = box_of_pmu(pmu)) set_box(d, box->first, box->second, qpi_ports);
+    if (const auto box = box_of_pmu(pmu, d.cpu)) set_box(d, box->first, box->second, qpi_ports);
     else d.fail("unknown PMU '" + pmu + "' (" + pmu_names(d.cpu, qpi_ports) + ")");
     if (trim(body).empty()) d.fail("no terms between the slashes");
 

@@ -37,26 +37,11 @@ std::string bus_name(uint16_t domain, uint8_t bus) {
 
 std::string dev_fn(uint8_t dev, uint8_t fn) { return "D" + std::to_string(dev) + ":F" + std::to_string(fn); }
 
-// The PCI boxes whose PMON functions are found by the descriptor alone (not
-// the R2PCIe and QPI functions, which have places of their own above).
-bool by_descriptor(box_kind k) {
-    switch (k) {
-        case box_kind::imc: return true;
-        case box_kind::r2pcie:
-        case box_kind::qpi:
-        case box_kind::ubox:
-        case box_kind::ubox_fixed:
-        case box_kind::uncore:
-        case box_kind::uncore_fixed: return false;
-    }
-    return false;
-}
-
 // Whether `d` is one of the personality's uncore functions, at its place.
 bool is_uncore_function(cpu_model cpu, const pci_device_info& d) {
     if (d.vendor != intel) return false;
     for (const box_desc& b : describe(cpu).boxes)
-        if (by_descriptor(b.kind))
+        if (pmon_function_per_unit(b.kind))
             for (const pci_unit& u : b.pci)
                 if (d.addr.dev == u.device && d.addr.fn == u.fn && d.device == u.pmon_id) return true;
     if (d.addr.dev == device_of(box_kind::r2pcie, 0) && d.addr.fn == r2pcie_fn && d.device == r2pcie_device_id(cpu)) return true;
@@ -165,7 +150,7 @@ topology discover(target& t, cpu_model cpu) {
         }
         s.has_rate_status = !s.qpi_misc.empty();
         for (const box_desc& b : describe(cpu).boxes)
-            if (by_descriptor(b.kind))
+            if (pmon_function_per_unit(b.kind))
                 for (unsigned u = 0; u < b.pci.size(); ++u)
                     if (has_function(devices, pmon_address(s, cpu, b.kind, u), b.pci[u].pmon_id))
                         s.pci_units.push_back({b.kind, u});

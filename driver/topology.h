@@ -14,8 +14,9 @@
 // DECISIONS.md "Personalities".)
 //
 // Rules:
-//   - The memory-controller channels: at the device, function and ID of the
-//     CPU's descriptor (decisions.md B1), listed in pci_units.
+//   - The memory-controller channels, home agents and R3QPI links: at the
+//     device, function and ID of the CPU's descriptor (decisions.md B1,
+//     B5, B6), listed in pci_units.
 //   - A function counts only with the expected ID at its expected place.
 //   - A bus (in a PCI domain) is a socket's uncore bus when any of the
 //     functions above is on it (normally the R2PCIe; has_r2pcie says whether
@@ -52,7 +53,7 @@ struct socket_info {
     std::vector<unsigned> qpi_filters;  // ports with a packet filter function (F6)
     std::vector<unsigned> qpi_misc;     // ports with a misc function (F0, QPI_RATE_STATUS)
     bool has_rate_status = false;       // !qpi_misc.empty(): the link rate can be read
-    // Units of the other PCI boxes (memory-controller channels) whose PMON
+    // Units of the other PCI boxes (iMC channels, HAs, R3QPI links) whose PMON
     // function exists with its ID, by kind.
     std::vector<std::pair<box_kind, unsigned>> pci_units;
     bool has(box_kind kind, unsigned unit) const;

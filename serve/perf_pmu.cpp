@@ -146,12 +146,9 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
         if (!with_role(f.table, reg_role::ctl)) continue;
         presented_pmu p;
         // A box of several ("qpi0") is "uncore_qpi_0", as the driver names a type's boxes.
-        std::string n = f.box_name;
-        size_t d = n.size();
-        while (d > 0 && n[d - 1] >= '0' && n[d - 1] <= '9') --d;
-        p.name = "uncore_" + n.substr(0, d) + (d < n.size() ? "_" + n.substr(d) : "");
-        p.type = type++;
         p.kind = f.box->core().spec().kind;
+        p.name = linux_pmu_name(pmonsim::describe(sys.config().cpu), p.kind, f.unit);
+        p.type = type++;
         p.msr = false;
         p.dev = f.dev;
         p.fn = f.fn;

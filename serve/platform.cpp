@@ -86,13 +86,6 @@ std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores) {
 std::vector<platform_function> platform_functions(cpu_model cpu, uint32_t uclk_ratio) {
     const cpu_desc& d = describe(cpu);
     std::vector<platform_function> f;
-    // R3QPI link 0/1 at D19:F5/F6 (the memory-controller channels are the
-    // model's own boxes).
-    if (const uint16_t r3qpi = d.platform.r3qpi) {  // (none: Nehalem/Westmere)
-        f.push_back({19, 5, r3qpi, 0x110100, "R3QPI link 0 (registers read back, no counting)", {}});
-        f.push_back({19, 6, static_cast<uint16_t>(r3qpi + 1), 0x110100,
-                     "R3QPI link 1 (registers read back, no counting)", {}});
-    }
     switch (d.uclk.report) {
         case uclk_report::none: break;
         case uclk_report::noncore_ratio:

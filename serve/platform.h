@@ -2,10 +2,9 @@
 // PMON model, so that real tools (pcm, likwid) get past their start-up on the
 // way to the boxes the model counts. Each MSR is a register of its own per CPU
 // that reads back what was written, from a documented reset value (no
-// counting: a core PMU counter reads what was last written to it); the PCI
-// functions these tools use to find each socket's bus (memory-controller
-// channels, R3QPI link 0) are configuration spaces that read back what was
-// written, with their real IDs; on Nehalem-EP/Westmere-EP the Generic
+// counting: a core PMU counter reads what was last written to it) (the PCI
+// functions pcm and likwid find each socket's bus by, the memory-controller
+// channels and R3QPI link 0, are the model's own boxes); on Nehalem-EP/Westmere-EP the Generic
 // Non-core Registers function (00.0) holds the read-only uncore clock ratio
 // (decisions.md N12). docs/validating-profilers.md lists them.
 //

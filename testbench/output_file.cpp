@@ -164,6 +164,13 @@ void write_output(const std::string& path, const std::function<void(std::ostream
     o.commit();
 }
 
+void write_checked(std::ostream& os, const std::string& text, const std::string& what) {
+    errno = 0;
+    os.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (os) os.flush();
+    if (!os) throw output_error(what + ": cannot write: " + reason(errno));
+}
+
 void check_stream(std::ostream& os, const std::string& what) {
     errno = 0;
     os.flush();

@@ -61,5 +61,9 @@ void write_output(const std::string& path, const std::function<void(std::ostream
 // Flushes a stream the program does not own (std::cout) and throws
 // output_error "WHAT: cannot write: REASON" if it failed.
 void check_stream(std::ostream& os, const std::string& what);
+// Writes `text` to `os` and flushes it, throwing output_error with the
+// reason of the first failed write (a text that overflows the stream's
+// buffer fails before the flush, which would no longer know why).
+void write_checked(std::ostream& os, const std::string& text, const std::string& what);
 
 }  // namespace pmonsim

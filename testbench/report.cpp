@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_status.h"
@@ -246,8 +247,9 @@ bool counted_nothing(uncore_system& sys) {
 
 void write_report(uncore_system& sys, report_format f, const std::string& file) {
     if (file.empty()) {
-        print_report(std::cout, sys, f);
-        check_stream(std::cout, "standard output");
+        std::ostringstream text;
+        print_report(text, sys, f);
+        write_checked(std::cout, text.str(), "standard output");
     } else {
         write_output(file, [&](std::ostream& out) { print_report(out, sys, f); });
     }

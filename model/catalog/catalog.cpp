@@ -14,6 +14,17 @@ event_def& event_named(std::vector<event_def>& events, const std::string& name) 
     throw std::logic_error("catalog: no event " + name + " to change");
 }
 
+event_def plain_event(std::string name, uint8_t code, std::vector<umask_def> umasks, uint8_t counters,
+                      uint16_t max_inc, std::string what) {
+    return {std::move(name), code, false, std::move(umasks), counters, max_inc, false, std::move(what)};
+}
+
+std::vector<umask_def> numbered_bits(const std::string& name, unsigned n, unsigned first) {
+    std::vector<umask_def> u;
+    for (unsigned b = 0; b < n; ++b) u.push_back({name + std::to_string(first + b), static_cast<uint8_t>(1u << b)});
+    return u;
+}
+
 uint8_t event_def::valid_umask() const {
     uint8_t m = 0;
     for (const auto& u : umasks) m |= u.value;
@@ -52,6 +63,9 @@ std::optional<unsigned> event_catalog::find(uint8_t code, bool ext) const {
 std::optional<unsigned> event_catalog::find(const std::string& name) const {
     for (unsigned i = 0; i < events_.size(); ++i)
         if (iequal(events_[i].name, name)) return i;
+    for (unsigned i = 0; i < events_.size(); ++i)
+        for (const std::string& n : events_[i].other_names)
+            if (iequal(n, name)) return i;
     return std::nullopt;
 }
 

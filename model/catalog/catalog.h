@@ -29,6 +29,9 @@ struct event_def {
     uint16_t max_inc;          // largest increment per cycle
     bool umask0_all = false;   // umask 0 is a listed encoding and means "all sub-events"
     std::string description;
+    // Further names of the same (code, umask) that Intel's catalog lists
+    // (IVB-EP HA 0x59: IGR_AD_QPI2_ACCUMULATOR and IGR_CREDITS_AD_QPI2).
+    std::vector<std::string> other_names = {};
 
     uint8_t valid_umask() const;
 };
@@ -83,6 +86,13 @@ private:
     std::vector<input_ref> inputs_;
     std::vector<unsigned> first_input_;  // per event
 };
+
+// An event without an extra select bit, allowed on the counters of mask
+// `counters` (the usual shape outside the QPI and PCU boxes).
+event_def plain_event(std::string name, uint8_t code, std::vector<umask_def> umasks, uint8_t counters,
+                      uint16_t max_inc, std::string what);
+// Sub-events NAME0..NAME<n-1> on bits 0..n-1 ("RANK", 8: RANK0=0x01 ... RANK7=0x80).
+std::vector<umask_def> numbered_bits(const std::string& name, unsigned n, unsigned first = 0);
 
 // The event of that name in a list being built (a catalog written as another
 // CPU's plus differences); throws std::logic_error when there is none.

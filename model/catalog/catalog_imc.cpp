@@ -22,25 +22,14 @@ namespace pmonsim::catalog_data {
 namespace {
 
 constexpr uint8_t ctr_all = 0xF;  // every iMC event on every general counter
-constexpr bool no_ext = false;    // the iMC has no extra select bit
-constexpr bool no_umask0 = false;
 constexpr uint16_t occupancy_max = 255;
 
-std::vector<umask_def> per_rank() {
-    std::vector<umask_def> u;
-    for (unsigned r = 0; r < 8; ++r) u.push_back({"RANK" + std::to_string(r), static_cast<uint8_t>(1u << r)});
-    return u;
-}
-
-std::vector<umask_def> per_bank() {
-    std::vector<umask_def> u;
-    for (unsigned b = 0; b < 8; ++b) u.push_back({"BANK" + std::to_string(b), static_cast<uint8_t>(1u << b)});
-    return u;
-}
+std::vector<umask_def> per_rank() { return numbered_bits("RANK", 8); }
+std::vector<umask_def> per_bank() { return numbered_bits("BANK", 8); }
 
 event_def one(const char* name, uint8_t code, std::vector<umask_def> umasks, const char* what,
               uint16_t max_inc = 1) {
-    return {name, code, no_ext, std::move(umasks), ctr_all, max_inc, no_umask0, what};
+    return plain_event(name, code, std::move(umasks), ctr_all, max_inc, what);
 }
 
 // --- IVB-EP (ivytown_uncore.json, 329468-002 §2.5), the base list -----------
@@ -91,10 +80,10 @@ std::vector<event_def> ivb_ep_events() {
     // RD_CAS_RANKr at B0H + r, WR_CAS_RANKr at B8H + r: one sub-event per bank.
     for (unsigned r = 0; r < 8; ++r) {
         const std::string n = std::to_string(r);
-        e.push_back({"RD_CAS_RANK" + n, static_cast<uint8_t>(0xB0 + r), no_ext, per_bank(), ctr_all, 1, no_umask0,
-                     "read CAS commands to rank " + n + ", by bank"});
-        e.push_back({"WR_CAS_RANK" + n, static_cast<uint8_t>(0xB8 + r), no_ext, per_bank(), ctr_all, 1, no_umask0,
-                     "write CAS commands to rank " + n + ", by bank"});
+        e.push_back(plain_event("RD_CAS_RANK" + n, static_cast<uint8_t>(0xB0 + r), per_bank(), ctr_all, 1,
+                                "read CAS commands to rank " + n + ", by bank"));
+        e.push_back(plain_event("WR_CAS_RANK" + n, static_cast<uint8_t>(0xB8 + r), per_bank(), ctr_all, 1,
+                                "write CAS commands to rank " + n + ", by bank"));
     }
     return e;
 }

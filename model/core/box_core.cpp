@@ -300,6 +300,10 @@ uint64_t box_core::read_reg(const register_def& r, uint64_t access_mask, time_ps
         case reg_role::pkt_mask0: return mask_ & 0xFFFFFFFFu;
         case reg_role::pkt_mask1: return mask_ >> 32;
         case reg_role::addr_match: return match_;
+        case reg_role::stored: {
+            const auto it = stored_.find(r.offset);
+            return it == stored_.end() ? r.reset : it->second;
+        }
         default: return r.reset;
     }
 }
@@ -375,6 +379,11 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
                     break;
             }
             break;
+        case reg_role::stored: {
+            const auto it = stored_.find(r.offset);
+            stored_[r.offset] = merge(it == stored_.end() ? r.reset : it->second);
+            break;
+        }
         default:
             break;  // read-only registers ignore writes
     }

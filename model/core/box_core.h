@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -250,6 +251,7 @@ private:
     // QPI: {MATCH1,MATCH0} and {MASK1,MASK0}; Nehalem/Westmere: match_ is
     // MSR_UNCORE_ADDR_OPCODE_MATCH.
     uint64_t match_ = 0, mask_ = 0;
+    std::map<uint32_t, uint64_t> stored_;  // reg_role::stored registers, by offset
     bool global_freeze_ = false;
     bool armed_ = true;
     uint32_t gate_ = ~0u;

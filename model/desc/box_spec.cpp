@@ -89,6 +89,14 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
             s.name = unit_name(kind, unit);
             s.table = imc_register_table(cpu, unit);
             break;
+        case box_kind::ha:
+            s.name = unit_name(kind, unit);
+            s.table = ha_register_table(cpu, unit);
+            break;
+        case box_kind::r3qpi:
+            s.name = unit_name(kind, unit);
+            s.table = r3qpi_register_table(cpu, unit);
+            break;
         case box_kind::uncore_fixed:
             s.name = "uncore_fixed";
             s.table = only_roles(nhm_uncore_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});

@@ -20,17 +20,31 @@ enum class cpu_model : uint8_t { snb_ep, ivb_ep, nhm_ep, wsm_ep };
 // The CPU every tool models unless told otherwise (DECISIONS.md P1).
 constexpr cpu_model default_cpu = cpu_model::ivb_ep;
 
-enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc };
-constexpr unsigned box_kind_count = 7;
+enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc, ha, r3qpi };
+constexpr unsigned box_kind_count = 9;
 const char* to_string(box_kind k);
 // Linux's perf PMU for a box kind: "uncore_ubox", "uncore_r2pcie", "uncore_qpi"
 // (a unit's is "uncore_qpi_N"), "uncore" (Nehalem/Westmere); a fixed counter
 // belongs to its general counters' PMU.
 const char* linux_pmu(box_kind k);
+// The prefix of the kind's event names in Intel's catalogs and perf
+// ("UNC_M_"); a fixed counter's kind has its general counters' (ubox_fixed:
+// "UNC_U_"); Nehalem/Westmere's "UNC_".
+const char* event_prefix(box_kind k);
+struct cpu_desc;
+// The PMU of one unit as Linux names it on that CPU: the type's name, with
+// "_N" where the CPU has several units of the kind ("uncore_ha" on snb-ep,
+// "uncore_ha_1" on ivb-ep).
+std::string linux_pmu_name(const cpu_desc& cpu, box_kind k, unsigned unit);
 // A box unit's name in traces, reports and events: "r2pcie", "qpi1", "imc5"
 // (kinds of several units are numbered).
 std::string unit_name(box_kind k, unsigned unit);
-// Whether a kind's units are numbered (and its Linux PMUs are "_N").
+// A PCI box each of whose units is one PMON function at the device and
+// function its descriptor gives (iMC, HA, R3QPI; not the R2PCIe or the QPI
+// ports, which tools and tables treat by their own functions).
+bool pmon_function_per_unit(box_kind k);
+// Whether a kind's units are numbered in pmonsim's names ("ha0" even where
+// there is one).
 bool numbered(box_kind k);
 
 // The clock a box counts: the uncore clock, the QPI link's (GT/s / 8), or the
@@ -88,6 +102,13 @@ struct pci_unit {
 
 struct event_def;
 
+// Which of a box's units a machine has.
+enum class unit_count : uint8_t {
+    all,                    // every unit of the descriptor
+    per_qpi_port,           // one per QPI port the machine was given (QPI, R3QPI)
+    per_memory_controller,  // units_per_group per memory controller it was given (iMC, HA)
+};
+
 // A named event of the Linux uncore driver's PMU for the box (its
 // event_descs, in the terms of its format/ fields).
 struct linux_event_alias {
@@ -117,11 +138,11 @@ struct box_desc {
     bool fixed_counter = false;
     // The catalog's event that counts the box's own clock (never driven by a trace).
     const char* clock_event = "CLOCKTICKS";
-    // Units per group where a machine chooses how many groups it has (iMC:
-    // 4 channels per memory controller); 0: all units are always present.
+    // How many of the units a machine has (uncore_config::units_present).
+    unit_count present = unit_count::all;
+    // Units per memory controller (unit_count::per_memory_controller): the
+    // iMC's 4 channels, the HA's 1.
     unsigned units_per_group = 0;
-    // Event-name prefix in Intel's catalogs and perf ("UNC_M_").
-    const char* event_prefix = "";
     // The PCI class of its PMON functions, as lspci shows it: "performance
     // counters" (11/01/00), or what the function is besides (the iMC channels'
     // thermal-control functions: "other system peripheral", 08/80/00).
@@ -141,11 +162,6 @@ struct cpu_identity {
     const char* cpuinfo_flags;         // the same features as /proc/cpuinfo names them
 };
 
-// PCI functions of the platform outside the PMON model that a served machine
-// presents as plain registers (serve/platform.cpp).
-struct platform_ids {
-    uint16_t r3qpi;        // R3QPI link 0 (19.5; link 1 at 19.6 is +1); 0: none
-};
 
 // How each socket's uncore PCI bus is numbered when no bus is configured
 // (uncore_config::bus_of; decisions.md P3, N12).
@@ -188,7 +204,6 @@ struct cpu_desc {
     global_control global;
     packet_route packets;
     std::vector<box_desc> boxes;
-    platform_ids platform;
     uncore_bus_numbering bus_numbering;
     uclk_ratio_desc uclk;
     // Other names --cpu accepts, any case: perf's event-table names

@@ -27,6 +27,11 @@ std::vector<event_def> ivb_ep_qpi_events();
 // catalog_imc.cpp
 std::vector<event_def> snb_ep_imc_events();
 std::vector<event_def> ivb_ep_imc_events();
+// catalog_ha.cpp, catalog_r3qpi.cpp
+std::vector<event_def> snb_ep_ha_events();
+std::vector<event_def> ivb_ep_ha_events();
+std::vector<event_def> snb_ep_r3qpi_events();
+std::vector<event_def> ivb_ep_r3qpi_events();
 // catalog_nhm.cpp
 std::vector<event_def> nhm_ep_events();
 std::vector<event_def> wsm_ep_events();
@@ -65,7 +70,7 @@ cpu_desc snb_ep() {
                 0xBFEBFBFF, 0x0,
                 PMONSIM_E5_COMMON_FLAGS " lahf_lm epb tpr_shadow vnmi flexpriority ept vpid xsaveopt "
                                         "dtherm ida arat pln pts"},
-               global_control::none, packet_route::qpi_link, {}, {0x3C44},
+               global_control::none, packet_route::qpi_link, {},
                uncore_bus_numbering::top_of_half, no_uclk_register()};
     const ctl_shape snb_ctl{true, false, false, false};
     d.boxes = {
@@ -81,14 +86,25 @@ cpu_desc snb_ep() {
          {{"clockticks", "event=0x14"},
           {"txl_flits_active", "event=0x00,umask=0x06"},
           {"drs_data", "event=0x102,umask=0x08"},
-          {"ncb_data", "event=0x103,umask=0x04"}}},
+          {"ncb_data", "event=0x103,umask=0x04"}},
+         false, "CLOCKTICKS", unit_count::per_qpi_port},
         // One controller, channels 0-3 at D16:F0/F1/F4/F5 in the manual's
         // order (327043-001 Table 2-59; decisions.md B1). No reset bits in
         // BOX_CTL or CTLn; BOX_STATUS per the datasheet's PmonUnitStatus.
         {box_kind::imc, box_clock::dclk, 4, 4, 48, {true, false, false, true, false}, box_ctl_style::frz_en_no_resets,
          true, true, {-1, -1, -1, -1},
          {{16, 0x3CB0, 0, 0, 0}, {16, 0x3CB1, 0, 0, 1}, {16, 0x3CB4, 0, 0, 4}, {16, 0x3CB5, 0, 0, 5}},
-         snb_ep_imc_events, imc_linux_events(), true, "CLOCKTICKS", 4, "UNC_M_", 0x088000},
+         snb_ep_imc_events, imc_linux_events(), true, "CLOCKTICKS", unit_count::per_memory_controller, 4,
+         0x088000},
+        // One home agent at D14:F1 (327043-001 Table 2-33); like the iMC, no
+        // reset bits (decisions.md B5).
+        {box_kind::ha, box_clock::uclk, 1, 4, 48, {true, false, false, true, false}, box_ctl_style::frz_en_no_resets,
+         true, true, {-1}, {{14, 0x3C46, 0, 0, 1}}, snb_ep_ha_events, {}, false, "CLOCKTICKS",
+         unit_count::per_memory_controller, 1},
+        // One R3QPI function per QPI link, D19:F5/F6 (3C44/3C45).
+        {box_kind::r3qpi, box_clock::uclk, 2, 3, 44, {true, false, false, true, true}, box_ctl_style::frz_en, true,
+         true, {-1, -1}, {{19, 0x3C44, 0, 0, 5}, {19, 0x3C45, 0, 0, 6}}, snb_ep_r3qpi_events, {}, false,
+         "CLOCKTICKS", unit_count::per_qpi_port},
     };
     d.aliases = {"snb", "snbep", "jaketown", "sandybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -101,7 +117,7 @@ cpu_desc ivb_ep() {
                 0xBFEBFBFF, 0x281,
                 PMONSIM_E5_COMMON_FLAGS " f16c rdrand lahf_lm epb tpr_shadow vnmi flexpriority ept "
                                         "vpid fsgsbase smep erms xsaveopt dtherm ida arat pln pts"},
-               global_control::ubox_freeze, packet_route::qpi_link, {}, {0x0E36},
+               global_control::ubox_freeze, packet_route::qpi_link, {},
                uncore_bus_numbering::top_of_half, no_uclk_register()};
     namespace gs = global_status_bits;
     d.boxes = {
@@ -114,7 +130,7 @@ cpu_desc ivb_ep() {
         {box_kind::qpi, box_clock::qclk, 3, 4, 48, {false, true, true, true}, box_ctl_style::write1_16_17, true, false,
          {gs::ov_q0.lo, gs::ov_q1.lo, -1},
          {{8, 0x0E32, 0x0E86, 0x0E80, 2}, {9, 0x0E33, 0x0E96, 0x0E90, 2}, {24, 0x0E3A, 0x0EC6, 0x0EC0, 2}},
-         ivb_ep_qpi_events},
+         ivb_ep_qpi_events, {}, false, "CLOCKTICKS", unit_count::per_qpi_port},
         // Up to two controllers of four channels, MC0 at D16, MC1 at D30,
         // channels 0-3 at F4/F5/F0/F1 (Linux, PCM and likwid agree; decisions.md
         // B1); each controller's channels report to GLOBAL_STATUS.ov_m0/ov_m1.
@@ -123,7 +139,19 @@ cpu_desc ivb_ep() {
                        gs::ov_m1.lo, gs::ov_m1.lo},
          {{16, 0x0EB4, 0, 0, 4}, {16, 0x0EB5, 0, 0, 5}, {16, 0x0EB0, 0, 0, 0}, {16, 0x0EB1, 0, 0, 1},
           {30, 0x0EF4, 0, 0, 4}, {30, 0x0EF5, 0, 0, 5}, {30, 0x0EF0, 0, 0, 0}, {30, 0x0EF1, 0, 0, 1}},
-         ivb_ep_imc_events, imc_linux_events(), true, "DCLOCKTICKS", 4, "UNC_M_", 0x088000},
+         ivb_ep_imc_events, imc_linux_events(), true, "DCLOCKTICKS", unit_count::per_memory_controller, 4,
+         0x088000},
+        // A home agent per memory controller: HA0 D14:F1, HA1 D28:F1
+        // (329468-002 Table 2-37), reporting to ov_h0/ov_h1.
+        {box_kind::ha, box_clock::uclk, 2, 4, 48, {false, true, false, true, true}, box_ctl_style::write1_16_17, true,
+         false, {gs::ov_h0.lo, gs::ov_h1.lo}, {{14, 0x0E30, 0, 0, 1}, {28, 0x0E38, 0, 0, 1}}, ivb_ep_ha_events, {},
+         false, "CLOCKTICKS", unit_count::per_memory_controller, 1},
+        // An R3QPI function per QPI link: D19:F5/F6 and, on parts with a third
+        // link, D18:F5 (0E3E), which has no GLOBAL_STATUS bit (decisions.md B6).
+        {box_kind::r3qpi, box_clock::uclk, 3, 3, 44, {false, true, false, true, true}, box_ctl_style::write1_16_17,
+         true, false, {gs::ov_rq0.lo, gs::ov_rq1.lo, -1},
+         {{19, 0x0E36, 0, 0, 5}, {19, 0x0E37, 0, 0, 6}, {18, 0x0E3E, 0, 0, 5}}, ivb_ep_r3qpi_events, {}, false,
+         "CLOCKTICKS", unit_count::per_qpi_port},
     };
     d.aliases = {"ivb", "ivbep", "ivytown", "ivybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -155,7 +183,7 @@ cpu_desc nhm_ep() {
     cpu_desc d{cpu_model::nhm_ep, "nhm-ep", "Xeon 5500 (Nehalem-EP)", "SDM Vol. 3B 18.8.2",
                {6, 0x1A, 5, "Intel(R) Xeon(R) CPU           X5570  @ 2.93GHz", 2933, 0, 8192, 0x009CE3BD,
                 0xBFEBFBFF, 0x0, PMONSIM_NHM_COMMON_FLAGS},
-               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::nhm_ep_events), {0},
+               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::nhm_ep_events),
                uncore_bus_numbering::last_buses,
                // Linux's PCI_DEVICE_ID_INTEL_I7_NONCORE_ALT, "Xeon 55xx" to i7core_edac
                // (0x2C41 is the Core i7-900 / Xeon 3500's).
@@ -169,7 +197,7 @@ cpu_desc wsm_ep() {
     cpu_desc d{cpu_model::wsm_ep, "wsm-ep", "Xeon 5600 (Westmere-EP)", "SDM Vol. 3B 18.8.2",
                {6, 0x2C, 2, "Intel(R) Xeon(R) CPU           X5670  @ 2.93GHz", 2933, 0, 12288, 0x029EE3FF,
                 0xBFEBFBFF, 0x0, PMONSIM_NHM_COMMON_FLAGS " pclmulqdq pcid aes pdpe1gb arat"},
-               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::wsm_ep_events), {0},
+               global_control::uncore_global_ctrl, packet_route::home_logic, nhm_boxes(catalog_data::wsm_ep_events),
                uncore_bus_numbering::last_buses,
                // Linux's PCI_DEVICE_ID_INTEL_LYNNFIELD_NONCORE_REV2, "Xeon 56xx / i7-900"
                // to i7core_edac (pci.ids: Xeon 5600 Series ... Generic Non-core Registers).
@@ -191,6 +219,8 @@ const char* to_string(box_kind k) {
         case box_kind::uncore: return "uncore";
         case box_kind::uncore_fixed: return "uncore_fixed";
         case box_kind::imc: return "imc";
+        case box_kind::ha: return "ha";
+        case box_kind::r3qpi: return "r3qpi";
     }
     return "?";
 }
@@ -204,25 +234,51 @@ const char* linux_pmu(box_kind k) {
         case box_kind::uncore:
         case box_kind::uncore_fixed: return "uncore";
         case box_kind::imc: return "uncore_imc";
+        case box_kind::ha: return "uncore_ha";
+        case box_kind::r3qpi: return "uncore_r3qpi";
     }
     return "";
 }
 
-bool numbered(box_kind k) {
+bool pmon_function_per_unit(box_kind k) {
     switch (k) {
-        case box_kind::qpi:
-        case box_kind::imc: return true;
+        case box_kind::imc:
+        case box_kind::ha:
+        case box_kind::r3qpi: return true;
         case box_kind::ubox:
         case box_kind::ubox_fixed:
         case box_kind::r2pcie:
+        case box_kind::qpi:
         case box_kind::uncore:
         case box_kind::uncore_fixed: return false;
     }
     return false;
 }
 
+// (The QPI ports and every box with a PMON function per unit: several units.)
+bool numbered(box_kind k) { return k == box_kind::qpi || pmon_function_per_unit(k); }
+
 std::string unit_name(box_kind k, unsigned unit) {
     return numbered(k) ? to_string(k) + std::to_string(unit) : std::string(to_string(k));
+}
+
+const char* event_prefix(box_kind k) {
+    switch (k) {
+        case box_kind::ubox:
+        case box_kind::ubox_fixed: return "UNC_U_";
+        case box_kind::r2pcie: return "UNC_R2_";
+        case box_kind::qpi: return "UNC_Q_";
+        case box_kind::imc: return "UNC_M_";
+        case box_kind::ha: return "UNC_H_";
+        case box_kind::r3qpi: return "UNC_R3_";
+        case box_kind::uncore:
+        case box_kind::uncore_fixed: return "UNC_";
+    }
+    return "";
+}
+
+std::string linux_pmu_name(const cpu_desc& cpu, box_kind k, unsigned unit) {
+    return std::string(linux_pmu(k)) + (cpu.units(k) > 1 ? "_" + std::to_string(unit) : std::string());
 }
 
 const box_desc* cpu_desc::box(box_kind k) const {

@@ -13,8 +13,11 @@ uint64_t uncore_config::qclk_hz() const { return static_cast<uint64_t>(std::llro
 uint64_t uncore_config::dclk_hz() const { return static_cast<uint64_t>(std::llround(dclk_mhz * 1e6)); }
 
 unsigned uncore_config::units_present(const box_desc& d) const {
-    if (d.kind == box_kind::qpi) return qpi_ports;
-    if (d.units_per_group) return std::min(d.units, memory_controllers * d.units_per_group);
+    switch (d.present) {
+        case unit_count::all: return d.units;
+        case unit_count::per_qpi_port: return std::min(d.units, qpi_ports);
+        case unit_count::per_memory_controller: return std::min(d.units, memory_controllers * d.units_per_group);
+    }
     return d.units;
 }
 

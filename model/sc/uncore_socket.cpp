@@ -66,16 +66,18 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
         const box_desc& d = cpu.need(kind);
         switch (kind) {
             case box_kind::r2pcie:
-            case box_kind::imc: {
+            case box_kind::imc:
+            case box_kind::ha:
+            case box_kind::r3qpi: {
                 const pci_unit& u = d.pci.at(units[b]);
-                functions_.push_back({u.device, u.fn, m->core().spec().table, m, names[b]});
+                functions_.push_back({u.device, u.fn, m->core().spec().table, m, names[b], units[b]});
                 break;
             }
             case box_kind::qpi: {
                 const unsigned p = units[b], dev = d.pci.at(p).device;
-                functions_.push_back({dev, d.pci.at(p).fn, qpi_pmon_register_table(cfg_.cpu, p), m, names[b]});
-                functions_.push_back({dev, 6, qpi_filter_register_table(cfg_.cpu, p), m, names[b]});
-                functions_.push_back({dev, 0, qpi_misc_register_table(cfg_.cpu, p), nullptr, names[b]});
+                functions_.push_back({dev, d.pci.at(p).fn, qpi_pmon_register_table(cfg_.cpu, p), m, names[b], p});
+                functions_.push_back({dev, 6, qpi_filter_register_table(cfg_.cpu, p), m, names[b], p});
+                functions_.push_back({dev, 0, qpi_misc_register_table(cfg_.cpu, p), nullptr, names[b], p});
                 break;
             }
             case box_kind::ubox:

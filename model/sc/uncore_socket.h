@@ -54,6 +54,7 @@ public:
         register_table table;
         box_module* box;  // null for the misc function
         std::string box_name;
+        unsigned unit;    // of the box's kind
     };
     const std::vector<pci_function>& pci_functions() const { return functions_; }
     const register_table& msr_table() const { return msr_table_; }

@@ -184,6 +184,38 @@ register_table imc_register_table(cpu_model cpu, unsigned unit) {
     return pci_pmon_table("MC" + std::to_string(mc) + "_CH" + std::to_string(ch) + "_PCI_PMON", title, u.pmon_id, m);
 }
 
+register_table ha_register_table(cpu_model cpu, unsigned unit) {
+    const box_desc& h = pci_box(cpu, box_kind::ha);
+    if (unit >= h.pci.size()) throw std::out_of_range("no home agent " + std::to_string(unit));
+    const pci_unit& u = h.pci[unit];
+    const std::string p = "HA" + std::to_string(unit) + "_PCI_PMON";
+    register_table t = pci_pmon_table(p, "home agent " + std::to_string(unit) + " PMON function (D" +
+                                             std::to_string(u.device) + ":F" + std::to_string(u.fn) + ")",
+                                      u.pmon_id, h);
+    // The match registers: sticky (RWS) and stored; the model does not compare
+    // them (decisions.md B7).
+    t.regs.push_back({p + "_BOX_ADDRMATCH0", 0x40, 4, 0, reg_role::stored, 0,
+                      {{"lo_addr", 31, 6, attr::rw, "physical address bits 31:6 to match"},
+                       {"rsv", 5, 0, attr::rv, "reserved"}}});
+    t.regs.push_back({p + "_BOX_ADDRMATCH1", 0x44, 4, 0, reg_role::stored, 1,
+                      {{"rsv", 31, 14, attr::rv, "reserved"},
+                       {"hi_addr", 13, 0, attr::rw, "physical address bits 45:32 to match"}}});
+    t.regs.push_back({p + "_BOX_OPCODEMATCH", 0x48, 4, 0, reg_role::stored, 2,
+                      {{"rsv", 31, 6, attr::rv, "reserved"},
+                       {"opc", 5, 0, attr::rw, "opcode to match: 5:4 AD message class, 3:0 QPI opcode"}}});
+    return t;
+}
+
+register_table r3qpi_register_table(cpu_model cpu, unsigned link) {
+    const box_desc& r = pci_box(cpu, box_kind::r3qpi);
+    if (link >= r.pci.size()) throw std::out_of_range("no R3QPI link " + std::to_string(link));
+    const pci_unit& u = r.pci[link];
+    return pci_pmon_table("R3_L" + std::to_string(link) + "_PCI_PMON",
+                          "R3QPI link " + std::to_string(link) + " PMON function (D" + std::to_string(u.device) +
+                              ":F" + std::to_string(u.fn) + ")",
+                          u.pmon_id, r);
+}
+
 register_table qpi_filter_register_table(cpu_model cpu, unsigned port) {
     register_table t;
     const std::string p = "Q_P" + std::to_string(port) + "_PCI_PMON_PKT_";

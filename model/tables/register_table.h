@@ -51,6 +51,7 @@ enum class reg_role : uint8_t {
     global_ctl, global_status, global_config,
     pkt_match0, pkt_match1, pkt_mask0, pkt_mask1, rate_status, vendor_device,
     global_ovf_ctrl, addr_match,  // Nehalem/Westmere
+    stored,  // holds what software writes, with no effect on counting (HA match registers)
 };
 
 struct register_def {
@@ -101,6 +102,10 @@ register_table qpi_misc_register_table(cpu_model cpu, unsigned port);
 // A memory-controller channel's PMON function (unit u: channel u % 4 of
 // controller u / 4).
 register_table imc_register_table(cpu_model cpu, unsigned unit);
+// A home agent's PMON function (with its address/opcode match registers) and
+// an R3QPI link's.
+register_table ha_register_table(cpu_model cpu, unsigned unit);
+register_table r3qpi_register_table(cpu_model cpu, unsigned link);
 // Nehalem-EP/Westmere-EP: the socket's uncore MSRs (global control, fixed
 // counter, address/opcode match, eight general counters).
 register_table nhm_uncore_register_table(cpu_model cpu);

@@ -18,8 +18,13 @@ std::array<bool, trace_box_count> boxes_on(const trace_context& ctx) {
         const box_desc* d = cpu.box(b.kind);
         if (!d || !d->events) continue;
         unsigned units = d->units;
-        if (b.kind == box_kind::qpi) units = std::min(ctx.qpi_ports, d->units);
-        else if (d->units_per_group) units = std::min(ctx.memory_controllers * d->units_per_group, d->units);
+        switch (d->present) {
+            case unit_count::all: break;
+            case unit_count::per_qpi_port: units = std::min(ctx.qpi_ports, d->units); break;
+            case unit_count::per_memory_controller:
+                units = std::min(ctx.memory_controllers * d->units_per_group, d->units);
+                break;
+        }
         on[c] = b.unit < units;
     }
     return on;

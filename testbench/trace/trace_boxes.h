@@ -22,7 +22,9 @@ inline constexpr trace_box trace_boxes[] = {
     {"qpi1", box_kind::qpi, 1},  {"qpi2", box_kind::qpi, 2},      {"uncore", box_kind::uncore, 0},
     {"imc0", box_kind::imc, 0},  {"imc1", box_kind::imc, 1},      {"imc2", box_kind::imc, 2},
     {"imc3", box_kind::imc, 3},  {"imc4", box_kind::imc, 4},      {"imc5", box_kind::imc, 5},
-    {"imc6", box_kind::imc, 6},  {"imc7", box_kind::imc, 7},
+    {"imc6", box_kind::imc, 6},  {"imc7", box_kind::imc, 7},      {"ha0", box_kind::ha, 0},
+    {"ha1", box_kind::ha, 1},    {"r3qpi0", box_kind::r3qpi, 0},  {"r3qpi1", box_kind::r3qpi, 1},
+    {"r3qpi2", box_kind::r3qpi, 2},
 };
 inline constexpr unsigned trace_box_count = sizeof trace_boxes / sizeof trace_boxes[0];
 

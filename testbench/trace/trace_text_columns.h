@@ -162,15 +162,19 @@ inline int lowest_bit(unsigned v) {
     return b;
 }
 
+// A row's event may carry its box's prefix (not a fixed counter's: those
+// have no events).
 inline const char* prefix_of(box_kind k) {
     switch (k) {
-        case box_kind::ubox: return "UNC_U_";
-        case box_kind::r2pcie: return "UNC_R2_";
-        case box_kind::qpi: return "UNC_Q_";
-        case box_kind::imc: return "UNC_M_";
-        case box_kind::uncore: return "UNC_";
         case box_kind::ubox_fixed:
         case box_kind::uncore_fixed: return "";
+        case box_kind::ubox:
+        case box_kind::r2pcie:
+        case box_kind::qpi:
+        case box_kind::uncore:
+        case box_kind::imc:
+        case box_kind::ha:
+        case box_kind::r3qpi: return event_prefix(k);
     }
     return "";
 }

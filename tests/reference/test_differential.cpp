@@ -279,7 +279,9 @@ INSTANTIATE_TEST_SUITE_P(
                       scenario{box_kind::uncore, cpu_model::nhm_ep}, scenario{box_kind::uncore, cpu_model::wsm_ep},
                       scenario{box_kind::uncore_fixed, cpu_model::nhm_ep},
                       scenario{box_kind::uncore_fixed, cpu_model::wsm_ep},
-                      scenario{box_kind::imc, cpu_model::snb_ep}, scenario{box_kind::imc, cpu_model::ivb_ep}),
+                      scenario{box_kind::imc, cpu_model::snb_ep}, scenario{box_kind::imc, cpu_model::ivb_ep},
+                      scenario{box_kind::ha, cpu_model::snb_ep}, scenario{box_kind::ha, cpu_model::ivb_ep},
+                      scenario{box_kind::r3qpi, cpu_model::snb_ep}, scenario{box_kind::r3qpi, cpu_model::ivb_ep}),
     [](const ::testing::TestParamInfo<scenario>& p) {
         std::string cpu = to_string(p.param.cpu);
         return std::string(to_string(p.param.kind)) + "_" + cpu.substr(0, cpu.find('-'));

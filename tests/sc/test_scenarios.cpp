@@ -314,3 +314,49 @@ TEST(Scenario, IvbImcOverflowReachesTheGlobalStatusBitOfItsController) {
 
 }  // namespace
 }  // namespace pmonsim
+
+namespace pmonsim {
+namespace {
+
+// IVB-EP home agents and R3QPI links (decisions.md B5, B6): HA1 (D28:F1,
+// with the second controller) reports to ov_h1, R3QPI link 0 to ov_rq0, and
+// link 2 (D18:F5, with a third QPI port) to no bit: its overflow sets its
+// BOX_STATUS and freezes nothing.
+TEST(Scenario, IvbHomeAgentAndR3qpiOverflowsReachTheirGlobalBits) {
+    uncore_config cfg;
+    cfg.memory_controllers = 2;
+    cfg.qpi_ports = 3;
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        auto preload = [&](unsigned dev, unsigned fn, uint64_t v) {
+            sys.pci_write(kBus, dev, fn, 0xA0, 4, v & 0xFFFFFFFF);
+            sys.pci_write(kBus, dev, fn, 0xA4, 4, v >> 32);
+        };
+        preload(18, 5, (1ull << 44) - 5);                  // R3QPI link 2
+        sys.pci_write(kBus, 18, 5, 0xD8, 4, 0x00500001);   // CLOCKTICKS, en, ov_en
+        wait_ns(10);                                       // 20 UCLK cycles
+        uint64_t gs = 1;
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 0u);
+        EXPECT_EQ(sys.pci_read(kBus, 18, 5, 0xF8, 4), 0x1u);
+        EXPECT_FALSE(sys.socket(0).global().frozen());
+
+        preload(28, 1, (1ull << 48) - 5);                  // HA1
+        sys.pci_write(kBus, 28, 1, 0xD8, 4, 0x00500000);   // CLOCKTICKS, en, ov_en
+        wait_ns(10);
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 1u << 19);
+        EXPECT_TRUE(sys.socket(0).global().frozen());
+        sys.msr_write(0, 0xC01, gs);
+        sys.msr_write(0, 0xC00, 1u << 29);
+
+        preload(19, 5, (1ull << 44) - 5);                  // R3QPI link 0
+        sys.pci_write(kBus, 19, 5, 0xD8, 4, 0x00500001);
+        wait_ns(10);
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 1u << 24);
+    });
+}
+
+}  // namespace
+}  // namespace pmonsim

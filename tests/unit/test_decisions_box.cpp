@@ -88,6 +88,10 @@ public:
                 const unsigned u = static_cast<unsigned>(std::stoul(box.spec().name.substr(3)));
                 return "MC" + std::to_string(u / 4) + "_CH" + std::to_string(u % 4) + "_PCI_PMON_" + short_name;
             }
+            case box_kind::ha:  // "ha1" -> HA1_PCI_PMON_
+                return "HA" + box.spec().name.substr(2) + "_PCI_PMON_" + short_name;
+            case box_kind::r3qpi:  // "r3qpi2" -> R3_L2_PCI_PMON_
+                return "R3_L" + box.spec().name.substr(5) + "_PCI_PMON_" + short_name;
         }
         return short_name;
     }
@@ -1191,6 +1195,50 @@ TEST(DecisionImc, CasCountSumsItsSubEventsOnePerCycleEach) {
     EXPECT_EQ(r.read("CTR1", 200), 40u);
     EXPECT_EQ(r.read("CTR2", 200), 50u);
     EXPECT_EQ(r.box.event_name(0), "CAS_COUNT.RD");
+}
+
+}  // namespace
+}  // namespace pmonsim
+
+namespace pmonsim {
+namespace {
+
+// B7: the HA's match registers hold what software writes (their fields),
+// reserved bits are diagnosed, and nothing counts by them: ADDR_OPC_MATCH's
+// sub-events come from traces like any other event's.
+TEST(DecisionHa, MatchRegistersAreStoredAndDriveNothing) {
+    rig r(box_kind::ha, ivb, 0);
+    r.box.post_run(0, 30, r.input("ADDR_OPC_MATCH", "ADDR"), 1);
+    r.box.post_run(10, 5, r.input("ADDR_OPC_MATCH", "OPC"), 1);
+    r.write("BOX_ADDRMATCH0", 0x12345678, 0);
+    r.write("BOX_ADDRMATCH1", 0x0000ABCD, 0);
+    r.write("BOX_OPCODEMATCH", 0x21, 0);
+    EXPECT_EQ(r.read("BOX_ADDRMATCH0", 1), 0x12345640u) << "bits 5:0 are reserved";
+    EXPECT_EQ(r.read("BOX_ADDRMATCH1", 1), 0x2BCDu) << "bits 31:14 are reserved";
+    EXPECT_EQ(r.read("BOX_OPCODEMATCH", 1), 0x21u);
+    EXPECT_EQ(r.diag_count(), 2u);
+    r.write("CTL0", en | umask(0x03) | ev(0x20), 1);  // FILT: address or opcode sub-events
+    EXPECT_EQ(r.read("CTR0", 100), 34u);  // cycles 1-29 and 10-14
+}
+
+// B6: an R3QPI link counts UCLK on three counters; on IVB-EP links 0 and 1
+// message the UBox with ov_en (ov_rq0/ov_rq1), link 2 has no bit.
+TEST(DecisionR3qpi, ThreeCountersAndGlobalBitsPerLink) {
+    EXPECT_EQ(make_box_spec(box_kind::r3qpi, ivb, 1).global_bit, 25);
+    EXPECT_EQ(make_box_spec(box_kind::r3qpi, ivb, 2).global_bit, -1);
+    EXPECT_EQ(make_box_spec(box_kind::ha, ivb, 1).global_bit, 19);
+    rig r(box_kind::r3qpi, ivb, 0);
+    EXPECT_EQ(r.box.spec().counters, 3u);
+    r.write("CTR2", pow2(44) - 4, 0);
+    r.write("CTL2", en | ov_en | ev(0x01), 0);
+    auto m = r.box.advance_to(10, true);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->cycle, 3u);
+    EXPECT_EQ(r.box.box_status(), 0x4u);
+    // The ring events may use counter 2; the ingress occupancy only counter 0.
+    r.write("CTL1", en | ev(0x13) | umask(0x01), 10);
+    EXPECT_EQ(r.diag_count(), 1u);
+    EXPECT_NE(r.last_diag().reason.find("not allowed on counter 1"), std::string::npos) << r.last_diag().reason;
 }
 
 }  // namespace

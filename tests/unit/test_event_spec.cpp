@@ -382,7 +382,7 @@ TEST(EventSpecPerf, SyntaxErrors) {
               "uncore_qpi_0/event=0x14: missing the closing '/'");
     EXPECT_EQ(error_of("uncore_cbox_0/event=0x14/"),
               "uncore_cbox_0/event=0x14/: unknown PMU 'uncore_cbox_0' (uncore_ubox, uncore_r2pcie, "
-              "uncore_qpi_0..1, uncore_imc_0..7)");
+              "uncore_qpi_0..1, uncore_imc_0..7, uncore_ha_0..1, uncore_r3qpi_0..2)");
     EXPECT_EQ(error_of("uncore_qpi_0/event=0x14,period=10/"),
               "uncore_qpi_0/event=0x14,period=10/: unknown term 'period=10' for uncore_qpi_0");
     EXPECT_EQ(error_of("uncore_qpi_0/umask=0x8/"), "uncore_qpi_0/umask=0x8/: no event= term");
@@ -405,7 +405,7 @@ TEST(EventSpecErrors, BoxesMustExist) {
     EXPECT_EQ(parse("qpi2/CLOCKTICKS", ivb, 3).unit, 2u);
     EXPECT_EQ(parse("qpi2/CLOCKTICKS", ivb, 3).name, "qpi2/CLOCKTICKS");
     EXPECT_EQ(error_of("cbo0/CLOCKTICKS"),
-              "cbo0/CLOCKTICKS: unknown box 'cbo0' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7)");
+              "cbo0/CLOCKTICKS: unknown box 'cbo0' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2)");
     EXPECT_EQ(error_of("CLOCKTICKS"),
               "CLOCKTICKS: expected BOX/EVENT (box ubox, ubox_fixed, r2pcie, qpi0..qpi2) or a Linux "
               "perf PMU/event=...,umask=.../");
@@ -523,7 +523,7 @@ TEST(EventSpecNehalem, BoxesMustBeThisCpus) {
               "qpi0/RxL_FLITS_G1.DRS_DATA: qpi0 does not exist on nhm-ep (uncore, uncore_fixed)");
     EXPECT_EQ(error_of("uncore/QMC_WRITES.FULL_ANY"),  // ivb-ep
               "uncore/QMC_WRITES.FULL_ANY: uncore does not exist on ivb-ep (ubox, ubox_fixed, r2pcie, qpi0, qpi1, "
-              "qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7)");
+              "qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2)");
     EXPECT_EQ(error_of("uncore_qpi_0/event=0x14/", cpu_model::nhm_ep),
               "uncore_qpi_0/event=0x14/: qpi0 does not exist on nhm-ep (uncore, uncore_fixed)");
     EXPECT_EQ(error_of("uncore_cbox_0/event=0x14/", cpu_model::nhm_ep),

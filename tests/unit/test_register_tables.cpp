@@ -943,5 +943,40 @@ TEST(TableSpec, ImcChannelFunctionsMatchTheManuals) {
     }
 }
 
+// Home agents and R3QPI links (decisions.md B5-B7): place and ID of every
+// unit, the HA's match registers, three R3QPI counters of 44 bits.
+TEST(TableSpec, HomeAgentAndR3qpiFunctionsMatchTheManuals) {
+    struct where { box_kind kind; cpu_model cpu; unsigned unit, dev, fn; uint16_t did; };
+    const where all[] = {{box_kind::ha, snb, 0, 14, 1, 0x3C46},    {box_kind::ha, ivb, 0, 14, 1, 0x0E30},
+                         {box_kind::ha, ivb, 1, 28, 1, 0x0E38},    {box_kind::r3qpi, snb, 0, 19, 5, 0x3C44},
+                         {box_kind::r3qpi, snb, 1, 19, 6, 0x3C45}, {box_kind::r3qpi, ivb, 0, 19, 5, 0x0E36},
+                         {box_kind::r3qpi, ivb, 1, 19, 6, 0x0E37}, {box_kind::r3qpi, ivb, 2, 18, 5, 0x0E3E}};
+    for (const where& w : all) {
+        const box_desc& d = describe(w.cpu).need(w.kind);
+        EXPECT_EQ(d.pci.at(w.unit).device, w.dev);
+        EXPECT_EQ(d.pci.at(w.unit).fn, w.fn);
+        const register_table t = w.kind == box_kind::ha ? ha_register_table(w.cpu, w.unit)
+                                                       : r3qpi_register_table(w.cpu, w.unit);
+        EXPECT_EQ(t.find("VID_DID")->reset, (uint64_t{w.did} << 16) | 0x8086u) << t.title;
+    }
+    EXPECT_EQ(describe(snb).units(box_kind::ha), 1u);
+    EXPECT_EQ(describe(ivb).units(box_kind::r3qpi), 3u);
+
+    const register_table h = ha_register_table(ivb, 1);
+    EXPECT_EQ(h.find("HA1_PCI_PMON_BOX_ADDRMATCH0")->offset, 0x40u);
+    EXPECT_EQ(h.find("HA1_PCI_PMON_BOX_ADDRMATCH0")->mask_of(attr::rw), 0xFFFFFFC0u);
+    EXPECT_EQ(h.find("HA1_PCI_PMON_BOX_ADDRMATCH1")->mask_of(attr::rw), 0x3FFFu) << "address bits 45:32";
+    EXPECT_EQ(h.find("HA1_PCI_PMON_BOX_OPCODEMATCH")->mask_of(attr::rw), 0x3Fu);
+    EXPECT_EQ(h.find("HA1_PCI_PMON_BOX_STATUS")->mask_of(attr::rw1c), 0xFu);
+    EXPECT_EQ(ha_register_table(snb, 0).find("HA0_PCI_PMON_BOX_CTL")->mask_of(attr::wo), 0u) << "no resets (B5)";
+
+    const register_table r = r3qpi_register_table(snb, 1);
+    EXPECT_EQ(r.find("R3_L1_PCI_PMON_CTL2")->offset, 0xE0u);
+    EXPECT_EQ(r.find("R3_L1_PCI_PMON_CTR2")->offset, 0xB0u);
+    EXPECT_EQ(r.find(0xE4), nullptr) << "three counters";
+    EXPECT_EQ(r.find("R3_L1_PCI_PMON_CTR0")->fields.at(1).hi, 43u) << "44 bits";
+    EXPECT_EQ(r.find("R3_L1_PCI_PMON_BOX_CTL")->mask_of(attr::wo), 0x3u);
+}
+
 }  // namespace
 }  // namespace pmonsim

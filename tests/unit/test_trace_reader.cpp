@@ -619,11 +619,11 @@ TEST(TraceEvents, ValueErrors) {
     };
     const std::vector<bad_row> cases = {
         {"1,qpi2,RxL_FLITS_G1,SNP,,1,,",
-         "e.csv:2:2: column 'box': 'qpi2' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3)"},
+         "e.csv:2:2: column 'box': 'qpi2' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1)"},
         {"1,cbo0,RxL_FLITS_G1,SNP,,1,,",
-         "e.csv:2:2: column 'box': 'cbo0' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3)"},
+         "e.csv:2:2: column 'box': 'cbo0' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1)"},
         {"1,qpi,RxL_FLITS_G1,SNP,,1,,",
-         "e.csv:2:2: column 'box': 'qpi' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3)"},
+         "e.csv:2:2: column 'box': 'qpi' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1)"},
         {"1,ubox_fixed,LOCK_CYCLES,,,1,,",
          "e.csv:2:2: column 'box': 'ubox_fixed' has no events to drive (the fixed counter "
          "counts UCLK cycles by itself)"},
@@ -738,7 +738,7 @@ TEST(TraceEvents, SocketRangeNamesTheMachine) {
               "e.csv:2:2: column 'socket': '2' is not a socket of this machine (2 sockets: 0-1)");
     EXPECT_EQ(error_of("cycle,box,event,count\n0,qpi3,TxL_INSERTS,1\n", "e.csv", ivb_ctx(1, 3)),
               "e.csv:2:2: column 'box': 'qpi3' is not a box of this machine (ubox, r2pcie, qpi0, "
-              "qpi1, qpi2, imc0, imc1, imc2, imc3)");
+              "qpi1, qpi2, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, r3qpi2)");
 }
 
 // ---------------------------------------------------------------------------
