@@ -212,3 +212,30 @@ for s in 0 1; do
   done
 done
 echo "ok: MEM group: $checked CAS counts and bandwidths equal the model's"
+
+# 5. The UNCORECLOCK group: every box's clock over the counting window. The
+# window is the QPI clock's count (1 GHz: ns); UCLK runs at 2 GHz, DCLK at
+# 800 MHz. (likwid itself refuses DRAM_CLOCKTICKS on MBOXnC0, "not allowed";
+# the caching agents and the PCU are not modeled yet: they read 0.)
+timeout 300 "$pmonsim" exec --sockets 2 --log "$work/log" --report none -- \
+  likwid-perfctr -M 0 -c S0:0@S1:0 -g UNCORECLOCK sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr -g UNCORECLOCK failed"
+virtual_runtime
+checked=0
+for s in 0 1; do
+  col=$(( s + 1 )) cpu=$(( 16 * s )) bus=$([ $s = 0 ] && echo 7f || echo ff)
+  ns=$(table SBOX_CLOCKTICKS SBOX0C0 $col)
+  [ -n "$ns" ] && [ "$ns" -ge 10000000 ] || fail "SBOX0C0 (QCLK) is '$ns' on socket $s"
+  check SBOX_CLOCKTICKS SBOX1C0 $col "$ns" pci $bus:09.2 0xa0 0xa4
+  check UNCORE_CLOCK UBOXFIX $col $(( 2 * ns )) msr $cpu 0xc09
+  check PBOX_CLOCKTICKS PBOX0 $col $(( 2 * ns )) pci $bus:13.1 0xa0 0xa4
+  check BBOX_CLOCKTICKS BBOX0C0 $col $(( 2 * ns )) pci $bus:0e.1 0xa0 0xa4
+  check RBOX_CLOCKTICKS RBOX0C0 $col $(( 2 * ns )) pci $bus:13.5 0xa0 0xa4
+  check RBOX_CLOCKTICKS RBOX1C0 $col $(( 2 * ns )) pci $bus:13.6 0xa0 0xa4
+  fn=(4 5 0 1)
+  for ch in 0 1 2 3; do
+    check DRAM_CLOCKTICKS MBOX${ch}FIX $col $(( 8 * ns / 10 )) pci $bus:10.${fn[$ch]} 0xd0 0xd4
+  done
+  [ "$(table BBOX_CLOCKTICKS BBOX1C0 $col)" = "-" ] || fail "BBOX1 (the second home agent) on a machine with one controller"
+  [ "$(table RBOX_CLOCKTICKS RBOX2C0 $col)" = "-" ] || fail "RBOX2 (R3QPI link 2) on a machine with two QPI ports"
+done
+echo "ok: UNCORECLOCK group: $checked clocks of the UBox, R2PCIe, QPI, HA, R3QPI and iMC boxes equal the model's"
