@@ -110,7 +110,8 @@ enum class unit_count : uint8_t {
 };
 
 // A named event of the Linux uncore driver's PMU for the box (its
-// event_descs, in the terms of its format/ fields).
+// event_descs, in the terms of its format/ fields); "NAME.scale" and
+// "NAME.unit" are the files perf scales and labels NAME's counts by.
 struct linux_event_alias {
     const char* name;
     const char* value;

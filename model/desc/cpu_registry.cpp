@@ -47,10 +47,17 @@ namespace {
     "nopl xtopology nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx smx est tm2 "  \
     "ssse3 cx16 xtpr pdcm pcid dca sse4_1 sse4_2 x2apic popcnt tsc_deadline_timer aes xsave avx"
 
-// Linux's snbep_uncore_imc_events (both generations): a CAS moves one 64-byte
-// line. (Its clockticks alias, event=0xff, names the fixed counter.)
+// Linux's snbep_uncore_imc_events (both generations): clockticks is the fixed
+// counter (the pseudo event 0xff); a CAS moves one 64-byte line, which the
+// .scale and .unit files turn into MiB (64 / 2^20).
 std::vector<linux_event_alias> imc_linux_events() {
-    return {{"cas_count_read", "event=0x04,umask=0x03"}, {"cas_count_write", "event=0x04,umask=0x0c"}};
+    return {{"clockticks", "event=0xff,umask=0x00"},
+            {"cas_count_read", "event=0x04,umask=0x03"},
+            {"cas_count_read.scale", "6.103515625e-5"},
+            {"cas_count_read.unit", "MiB"},
+            {"cas_count_write", "event=0x04,umask=0x0c"},
+            {"cas_count_write.scale", "6.103515625e-5"},
+            {"cas_count_write.unit", "MiB"}};
 }
 
 // SNB-EP/IVB-EP: UCLK is not presented as a register.

@@ -12,7 +12,11 @@
 #  4. `perf stat` by Intel's names (UNC_Q_TxL_FLITS_G0.DATA, UNC_Q_CLOCKTICKS,
 #     UNC_Q_RxL_FLITS_G1.DRS_DATA): perf opens the event on every QPI port's
 #     PMU and sums them, so each socket's count is the sum of the report's
-#     counters on qpi0 and qpi1.
+#     counters on qpi0 and qpi1;
+#  5. the memory-controller channels (both CPUs): the driver's aliases
+#     clockticks (the DCLK counter), cas_count_read/_write with their .scale
+#     (64 / 2^20) and .unit (MiB) files, which perf applies, and Intel's
+#     UNC_M_CAS_COUNT.RD summed over the channels.
 # As in perf_e2e.sh, the virtual clock moves only by the workload's 1 ms
 # sleep, so the counts are exact and repeatable.
 # Usage: perf_names_e2e.sh PMONSIM
@@ -135,4 +139,32 @@ checked=$((checked + 1))
 expect 0 UNC_Q_RxL_FLITS_G1.DRS_DATA "$(sum_ports 0 0x00200802)"
 expect 0 UNC_Q_RxL_FLITS_G1.DRS_DATA 16
 expect 1 UNC_Q_RxL_FLITS_G1.DRS_DATA 0
+
+# 5. Memory-controller channels: socket 0 channel 0 reads 200000 lines,
+# socket 1 channel 1 writes 100000, from 0.1 ms.
+{
+  echo "time,socket,box,event,umask,count,repeat"
+  echo "100000,0,imc0,CAS_COUNT,RD_REG,1,200000"
+  echo "100000,1,imc1,CAS_COUNT,WR_WMM,1,100000"
+} > "$work/mem.csv"
+for cpu in snb-ep ivb-ep; do
+  # (As the driver prints them: without a newline.)
+  "$pmonsim" exec --cpu $cpu --sockets 2 --report none -- sh -c '
+    for f in cas_count_write.scale cas_count_write.unit clockticks; do
+      printf "%s|" "$(cat /sys/bus/event_source/devices/uncore_imc_2/events/$f)"; done' \
+    > "$work/out" 2> "$work/err" || fail "$cpu: reading uncore_imc_2's events/"
+  [ "$(cat "$work/out")" = "6.103515625e-5|MiB|event=0xff,umask=0x00|" ] ||
+    fail "$cpu: uncore_imc_2 events/ are '$(cat "$work/out")'"
+  "$pmonsim" exec --cpu $cpu --sockets 2 --trace "$work/mem.csv" --report csv --report-file "$work/report.csv" -- \
+    perf stat -a -x, --per-socket -e uncore_imc_0/cas_count_read/ -e uncore_imc_1/cas_count_write/ \
+    -e uncore_imc_0/clockticks/ -e UNC_M_CAS_COUNT.RD -- sleep 0.001 > "$work/out" 2> "$work/err" ||
+    fail "$cpu: perf stat of the memory-controller channels"
+  expect 0 uncore_imc_0/cas_count_read/ 12.21    # 200000 x 64 B in MiB
+  expect 1 uncore_imc_1/cas_count_write/ 6.10    # 100000 x 64 B
+  expect 1 uncore_imc_0/cas_count_read/ 0.00
+  expect 0 uncore_imc_0/clockticks/ 800000       # 1 ms of the 800 MHz DCLK
+  expect 0 UNC_M_CAS_COUNT.RD 200000             # the sum over the 4 channels
+  expect 1 UNC_M_CAS_COUNT.RD 0
+  grep -q "^S0,1,12.21,MiB,uncore_imc_0/cas_count_read/" "$work/err" || fail "$cpu: cas_count_read is not in MiB"
+done
 echo "PASS: $checked checks"
