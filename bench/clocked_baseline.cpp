@@ -309,7 +309,7 @@ public:
         const box_spec& sp = regs.spec;
         if (sp.catalog) {
             in_.assign(sp.catalog->input_count(), 0);
-            if (auto e = sp.catalog->find("CLOCKTICKS")) clock_input_ = int(*sp.catalog->input_of(*e, -1));
+            if (auto e = sp.catalog->find(sp.clock_event)) clock_input_ = int(*sp.catalog->input_of(*e, -1));
         }
         if (sp.kind == box_kind::qpi) setup_link();
         if (impl == counter_impl::own) own_ = decode_counters(regs);

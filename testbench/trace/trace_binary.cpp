@@ -377,7 +377,7 @@ struct alignas(64) binary_trace_decoder::impl {
             event_info& e = t.events[i];
             e.def = &evs[i];
             e.index = i;
-            e.clockticks = evs[i].name == "CLOCKTICKS";
+            e.clockticks = evs[i].name == describe(cat.cpu()).need(cat.kind()).clock_event;
             e.input.fill(-1);
             for (int b = 0; b < 8; ++b)
                 if (auto in = cat.input_of(i, b)) e.input[b] = static_cast<int16_t>(*in);
@@ -1003,8 +1003,7 @@ struct alignas(64) binary_trace_decoder::impl {
         const event_info& info = tab.events[static_cast<std::size_t>(e)];
         const event_def& def = *info.def;
         if (info.clockticks)
-            bad("event", detail::hex2(code),
-                "cannot be driven: CLOCKTICKS counts the box's own clock");
+            bad("event", detail::hex2(code), "cannot be driven: " + def.name + " counts the box's own clock");
         r.event = info.index;
 
         // Sub-event.

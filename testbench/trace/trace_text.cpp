@@ -490,8 +490,8 @@ struct alignas(64) text_trace_decoder::impl {
                                       (cat.events()[e].ext ? "1" : "0"));
         }
         const event_def& def = cat.events()[e];
-        if (def.name == "CLOCKTICKS")
-            bad(c_event, cell, "cannot be driven: CLOCKTICKS counts the box's own clock");
+        if (def.name == describe(ctx.cpu).need(r.kind).clock_event)
+            bad(c_event, cell, "cannot be driven: " + def.name + " counts the box's own clock");
 
         // Sub-event.
         if (dotted && !um.empty())

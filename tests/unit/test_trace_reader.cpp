@@ -662,6 +662,9 @@ TEST(TraceEvents, ValueErrors) {
         {"1,r2pcie,0x01,,,1,,",
          "e.csv:2:3: column 'event': '0x01' cannot be driven: CLOCKTICKS counts the box's own "
          "clock"},
+        {"1,imc2,UNC_M_DCLOCKTICKS,,,1,,",  // (the iMC's clock event on ivb-ep)
+         "e.csv:2:3: column 'event': 'UNC_M_DCLOCKTICKS' cannot be driven: DCLOCKTICKS counts the box's "
+         "own clock"},
         {"1,qpi0,RxL_FLITS_G1,SNP,2,1,,", "e.csv:2:5: column 'ext': '2' is not 0 or 1"},
         {"1,ubox,LOCK_CYCLES,,1,1,,",
          "e.csv:2:5: column 'ext': '1' is not allowed for box 'ubox': only QPI events have an "
