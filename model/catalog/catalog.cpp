@@ -25,6 +25,27 @@ std::vector<umask_def> numbered_bits(const std::string& name, unsigned n, unsign
     return u;
 }
 
+std::vector<uint8_t> event_def::encodings() const {
+    std::vector<uint8_t> v;
+    for (const auto& u : umasks)
+        if (std::find(v.begin(), v.end(), u.value) == v.end()) v.push_back(u.value);
+    return v;
+}
+
+uint8_t event_def::sub_value(int sub) const {
+    if (sub < 0) return 0;
+    if (!enumerated) return static_cast<uint8_t>(1u << sub);
+    const std::vector<uint8_t> v = encodings();
+    return static_cast<size_t>(sub) < v.size() ? v[static_cast<size_t>(sub)] : 0;
+}
+
+std::string event_def::sub_name(int sub) const {
+    const uint8_t value = sub_value(sub);
+    for (const auto& u : umasks)
+        if (u.value == value) return u.name;
+    return "bit" + std::to_string(sub);
+}
+
 uint8_t event_def::valid_umask() const {
     uint8_t m = 0;
     for (const auto& u : umasks) m |= u.value;
@@ -45,7 +66,11 @@ event_catalog::event_catalog(box_kind kind, cpu_model cpu, std::vector<event_def
     for (unsigned e = 0; e < events_.size(); ++e) {
         first_input_.push_back(static_cast<unsigned>(inputs_.size()));
         uint8_t valid = events_[e].valid_umask();
-        if (valid == 0) {
+        if (events_[e].enumerated) {
+            const size_t n = events_[e].encodings().size();
+            if (n == 0 || n > 32) throw std::logic_error(events_[e].name + ": an enumerated event has 1-32 encodings");
+            for (size_t k = 0; k < n; ++k) inputs_.push_back({e, static_cast<int>(k)});
+        } else if (valid == 0) {
             inputs_.push_back({e, -1});
         } else {
             for (int b = 0; b < 8; ++b)
@@ -79,9 +104,7 @@ std::string event_catalog::input_name(unsigned i) const {
     const input_ref& r = inputs_.at(i);
     const event_def& ev = events_[r.event];
     if (r.bit < 0) return ev.name;
-    for (const auto& u : ev.umasks)
-        if (u.value == (1u << r.bit)) return ev.name + "." + u.name;
-    return ev.name + ".bit" + std::to_string(r.bit);
+    return ev.name + "." + ev.sub_name(r.bit);
 }
 
 std::optional<unsigned> event_catalog::input_of(unsigned event, int bit) const {
@@ -98,6 +121,10 @@ std::optional<unsigned> event_catalog::find_input(const std::string& event,
     const event_def& ev = events_[*e];
     if (sub.empty()) return ev.umasks.empty() ? input_of(*e, -1) : std::nullopt;
     for (const auto& u : ev.umasks) {
+        if (iequal(u.name, sub) && ev.enumerated) {
+            const std::vector<uint8_t> v = ev.encodings();
+            return input_of(*e, static_cast<int>(std::find(v.begin(), v.end(), u.value) - v.begin()));
+        }
         if (iequal(u.name, sub)) {
             if (u.value == 0 || (u.value & (u.value - 1)) != 0) return std::nullopt;
             int bit = 0;
@@ -125,6 +152,17 @@ event_catalog::selection event_catalog::select(uint8_t code, bool ext, uint8_t u
     s.event = *e;
     const event_def& ev = events_[*e];
     uint8_t valid = ev.valid_umask();
+    if (ev.enumerated) {
+        const std::vector<uint8_t> v = ev.encodings();
+        const auto k = std::find(v.begin(), v.end(), umask);
+        if (k == v.end()) {
+            std::snprintf(buf, sizeof buf, "umask 0x%02x is not one of the encodings of %s", umask, ev.name.c_str());
+            s.error = buf;
+            return s;
+        }
+        s.inputs.push_back(*input_of(*e, static_cast<int>(k - v.begin())));
+        return s;
+    }
     if (valid == 0) {
         if (umask != 0) {
             std::snprintf(buf, sizeof buf, "%s has no sub-events but umask is 0x%02x",

@@ -5,6 +5,10 @@
 // Each event has sub-events (named umask bits). The model takes one input per
 // umask bit ("sub-event input"); a counter programmed with umask U adds the sum
 // of the inputs of the bits set in U. An event without sub-events has one input.
+// An enumerated event's umask values are encodings instead, not sums of bits
+// (the HA's ADDR_OPC_MATCH: FILT 0x03 is "address and opcode", not ADDR +
+// OPC): each distinct value is an input of its own, and a umask that is none
+// of them selects nothing.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -32,6 +36,14 @@ struct event_def {
     // Further names of the same (code, umask) that Intel's catalog lists
     // (IVB-EP HA 0x59: IGR_AD_QPI2_ACCUMULATOR and IGR_CREDITS_AD_QPI2).
     std::vector<std::string> other_names = {};
+    bool enumerated = false;   // umask values are encodings (see above)
+
+    // An enumerated event's distinct umask values, in the order listed.
+    std::vector<uint8_t> encodings() const;
+    // A sub-event's umask value: bit b's (1 << b), or encoding b's.
+    uint8_t sub_value(int sub) const;
+    // Its name: the first umask named with that value, or "bitN".
+    std::string sub_name(int sub) const;
 
     uint8_t valid_umask() const;
 };
@@ -44,7 +56,7 @@ struct filter_preset {
 
 struct input_ref {
     unsigned event;   // index into events()
-    int bit;          // umask bit, or -1 for an event without sub-events
+    int bit;          // umask bit (enumerated: encoding index), or -1 for an event without sub-events
 };
 
 class event_catalog {

@@ -140,6 +140,9 @@ std::vector<event_def> ivb_ep_events() {
     event_named(e, "IGR_AD_QPI2_ACCUMULATOR").other_names = {"IGR_CREDITS_AD_QPI2"};
     event_named(e, "IGR_BL_QPI2_ACCUMULATOR").other_names = {"IGR_CREDITS_BL_QPI2"};
     event_named(e, "BT_CYCLES_NE").umask0_all = true;  // the JSON lists umask 0 too
+    // Its umasks are encodings: FILT (0x03) is a match of address and opcode
+    // both, not ADDR + OPC (329468-002 Table 2-44).
+    event_named(e, "ADDR_OPC_MATCH").enumerated = true;
     return e;
 }
 
@@ -165,6 +168,7 @@ std::vector<event_def> snb_ep_events() {
         ev("RING_BL_USED", 0x40, snb_ring(), "cycles the BL ring is busy at this stop"),
     };
     e.insert(e.end(), more.begin(), more.end());
+    event_named(e, "ADDR_OPC_MATCH").enumerated = true;  // (one encoding, FILT)
     return e;
 }
 

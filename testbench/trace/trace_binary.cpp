@@ -322,7 +322,8 @@ struct alignas(64) binary_trace_decoder::impl {
     struct event_info {
         const event_def* def = nullptr;
         unsigned index = 0;
-        std::array<int16_t, 8> input{};  // per umask bit: the input, or -1
+        std::array<int16_t, 32> input{};  // per umask bit (enumerated: encoding): the input, or -1
+        unsigned subs = 8;                // how many sub values there can be
         int16_t plain_input = -1;        // an event without sub-events: its input
         bool clockticks = false;
     };
@@ -379,8 +380,9 @@ struct alignas(64) binary_trace_decoder::impl {
             e.index = i;
             e.clockticks = evs[i].name == describe(cat.cpu()).need(cat.kind()).clock_event;
             e.input.fill(-1);
-            for (int b = 0; b < 8; ++b)
-                if (auto in = cat.input_of(i, b)) e.input[b] = static_cast<int16_t>(*in);
+            if (evs[i].enumerated) e.subs = static_cast<unsigned>(evs[i].encodings().size());
+            for (int b = 0; b < static_cast<int>(e.subs); ++b)
+                if (auto in = cat.input_of(i, b)) e.input[static_cast<size_t>(b)] = static_cast<int16_t>(*in);
             if (auto in = cat.input_of(i, -1)) e.plain_input = static_cast<int16_t>(*in);
         }
     }
@@ -1008,8 +1010,11 @@ struct alignas(64) binary_trace_decoder::impl {
 
         // Sub-event.
         const uint8_t sub = b[ev::sub];
-        if (sub > 7 && sub != bf::no_sub_event)
-            bad("umask", num(sub), "is not a sub-event bit (0-7, or 255 for none)");
+        if (sub >= info.subs && sub != bf::no_sub_event)
+            bad("umask", num(sub),
+                info.def->enumerated ? "is not an encoding of " + info.def->name + " (0-" + num(info.subs - 1) +
+                                           ", or 255 for none)"
+                                     : std::string("is not a sub-event bit (0-7, or 255 for none)"));
         if (def.umasks.empty()) {
             if (sub != bf::no_sub_event)
                 bad("umask", detail::hex2(1u << sub),

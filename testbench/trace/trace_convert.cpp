@@ -211,20 +211,7 @@ void text_trace_writer::write(const event_record& r) {
     s += ',';
     s += def.name;
     s += ',';
-    if (bit >= 0) {
-        const umask_def* named = nullptr;
-        for (const auto& u : def.umasks)
-            if (u.value == (1u << bit)) {
-                named = &u;
-                break;
-            }
-        if (named) {
-            s += named->name;
-        } else {
-            s += "bit";
-            put_uint(s, static_cast<unsigned>(bit));
-        }
-    }
+    if (bit >= 0) s += def.sub_name(bit);  // (a name, or bitN for an unnamed bit)
     s += ',';
     put_uint(s, r.count);
     s += ',';

@@ -58,6 +58,11 @@ std::string mc_name(unsigned mc) {
 std::string sub_list(const event_def& ev) {
     const uint8_t valid = ev.valid_umask();
     std::string s;
+    if (ev.enumerated) {
+        for (size_t k = 0; k < ev.encodings().size(); ++k)
+            s += (s.empty() ? "" : ", ") + ev.sub_name(static_cast<int>(k));
+        return s;
+    }
     for (int b = 0; b < 8; ++b) {
         if (!(valid & (1u << b))) continue;
         std::string n = "bit" + std::to_string(b);

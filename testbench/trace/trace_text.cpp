@@ -526,10 +526,20 @@ struct alignas(64) text_trace_decoder::impl {
     }
 
     // Sub-event of `ev` named by `sub` (a name, bitN, or a one-bit value): the
-    // bit, or throws at column c, whose whole cell is `cell` (EVENT.SUB in the
+    // bit (an enumerated event's: the encoding's index, by name or value), or throws at column c, whose whole cell is `cell` (EVENT.SUB in the
     // event column, the value itself in the umask column).
     int resolve_sub(const event_def& ev, std::string_view sub, int c, std::string_view cell) {
         const uint8_t valid = ev.valid_umask();
+        if (ev.enumerated) {  // an encoding, by name or value: its index
+            const std::vector<uint8_t> enc = ev.encodings();
+            uint64_t value = 0;
+            for (const auto& u : ev.umasks)
+                if (ieq(sub, u.name)) value = u.value;
+            if (value == 0 && !parse_uint(sub, value)) value = 0;
+            const auto k = std::find(enc.begin(), enc.end(), value);
+            if (value != 0 && k != enc.end()) return static_cast<int>(k - enc.begin());
+            bad(c, cell, "is not an encoding of " + ev.name + " (" + detail::sub_list(ev) + ")");
+        }
         for (const auto& u : ev.umasks)
             if (ieq(sub, u.name)) {
                 if (popcount8(u.value) != 1) bad_sub(ev, c, cell, sub, u.value);

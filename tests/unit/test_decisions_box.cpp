@@ -1210,6 +1210,7 @@ TEST(DecisionHa, MatchRegistersAreStoredAndDriveNothing) {
     rig r(box_kind::ha, ivb, 0);
     r.box.post_run(0, 30, r.input("ADDR_OPC_MATCH", "ADDR"), 1);
     r.box.post_run(10, 5, r.input("ADDR_OPC_MATCH", "OPC"), 1);
+    r.box.post_run(12, 2, r.input("ADDR_OPC_MATCH", "FILT"), 1);
     r.write("BOX_ADDRMATCH0", 0x12345678, 0);
     r.write("BOX_ADDRMATCH1", 0x0000ABCD, 0);
     r.write("BOX_OPCODEMATCH", 0x21, 0);
@@ -1217,8 +1218,17 @@ TEST(DecisionHa, MatchRegistersAreStoredAndDriveNothing) {
     EXPECT_EQ(r.read("BOX_ADDRMATCH1", 1), 0x2BCDu) << "bits 31:14 are reserved";
     EXPECT_EQ(r.read("BOX_OPCODEMATCH", 1), 0x21u);
     EXPECT_EQ(r.diag_count(), 2u);
-    r.write("CTL0", en | umask(0x03) | ev(0x20), 1);  // FILT: address or opcode sub-events
-    EXPECT_EQ(r.read("CTR0", 100), 34u);  // cycles 1-29 and 10-14
+    // Its umasks are encodings (decisions.md B7): FILT (0x03) counts matches of
+    // both, not ADDR + OPC; a value that is no encoding counts nothing.
+    r.write("CTL0", en | umask(0x03) | ev(0x20), 1);
+    r.write("CTL1", en | umask(0x01) | ev(0x20), 1);
+    r.write("CTL2", en | umask(0x06) | ev(0x20), 1);
+    EXPECT_EQ(r.read("CTR0", 100), 2u);
+    EXPECT_EQ(r.read("CTR1", 100), 29u);  // cycles 1-29
+    EXPECT_EQ(r.read("CTR2", 100), 0u);
+    EXPECT_NE(r.last_diag().reason.find("umask 0x06 is not one of the encodings of ADDR_OPC_MATCH"), std::string::npos)
+        << r.last_diag().reason;
+    EXPECT_EQ(r.box.event_name(0), "ADDR_OPC_MATCH.FILT");
 }
 
 // B6: an R3QPI link counts UCLK on three counters; on IVB-EP links 0 and 1

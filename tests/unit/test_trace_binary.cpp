@@ -28,6 +28,7 @@
 
 #include "catalog/catalog.h"
 #include "trace/trace_binary.h"
+#include "trace/trace_boxes.h"
 #include "trace/trace_convert.h"
 #include "trace/trace_reader.h"
 #include "heap_in_use.h"
@@ -460,26 +461,31 @@ TEST(TraceBinaryRoundTrip, EventsWithEveryCatalogInputBothWays) {
         const trace_context ctx = ctx_of(cpu, 2, ports);
         std::vector<event_record> want;
         time_ps t = 0;
-        for (box_kind k : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi}) {
+        // Every box the machine has rows for (the iMC channels, home agent and
+        // R3QPI links too, the HA's enumerated ADDR_OPC_MATCH among them).
+        const auto on = boxes_on(ctx);
+        for (unsigned code = 0; code < trace_box_count; ++code) {
+            if (!on[code]) continue;
+            const box_kind k = trace_boxes[code].kind;
             const event_catalog& cat = catalog_for(k, cpu);
-            for (unsigned unit = 0; unit < (k == box_kind::qpi ? ports : 1); ++unit)
-                for (unsigned i = 0; i < cat.input_count(); ++i) {
-                    const event_def& def = cat.events()[cat.input(i).event];
-                    if (def.name == "CLOCKTICKS") continue;
-                    ASSERT_EQ(cat.find(def.code, def.ext), cat.input(i).event) << def.name;
-                    event_record e;
-                    e.time = t;
-                    t += 250 + i % 3 * 1000;
-                    e.socket = i % 2;
-                    e.kind = k;
-                    e.unit = unit;
-                    e.box = k == box_kind::qpi ? "qpi" + std::to_string(unit) : to_string(k);
-                    e.event = cat.input(i).event;
-                    e.input = i;
-                    e.count = def.max_inc;
-                    e.repeat = i % 4 == 3 ? 1000000000000ull : 1 + i;
-                    want.push_back(e);
-                }
+            const unsigned unit = trace_boxes[code].unit;
+            for (unsigned i = 0; i < cat.input_count(); ++i) {
+                const event_def& def = cat.events()[cat.input(i).event];
+                if (def.name == describe(cpu).need(k).clock_event) continue;
+                ASSERT_EQ(cat.find(def.code, def.ext), cat.input(i).event) << def.name;
+                event_record e;
+                e.time = t;
+                t += 250 + i % 3 * 1000;
+                e.socket = i % 2;
+                e.kind = k;
+                e.unit = unit;
+                e.box = unit_name(k, unit);
+                e.event = cat.input(i).event;
+                e.input = i;
+                e.count = def.max_inc;
+                e.repeat = i % 4 == 3 ? 1000000000000ull : 1 + i;
+                want.push_back(e);
+            }
         }
         // The text writer's output is a trace the reader takes.
         std::ostringstream text;
@@ -493,9 +499,9 @@ TEST(TraceBinaryRoundTrip, EventsWithEveryCatalogInputBothWays) {
         auto from_text = read_path<event_record>(csv, ctx);
         ASSERT_EQ(from_text.size(), want.size());
         for (std::size_t i = 0; i < want.size(); ++i) {  // the reader fills the cycle in
-            EXPECT_EQ(from_text[i].cycle, (want[i].kind == box_kind::qpi ? clock_domain(ctx.qclk_hz)
-                                                                         : clock_domain(ctx.uclk_hz))
-                                              .cycles_before(want[i].time));
+            const box_clock c = describe(cpu).need(want[i].kind).clock;
+            const uint64_t hz = c == box_clock::qclk ? ctx.qclk_hz : c == box_clock::dclk ? ctx.dclk_hz : ctx.uclk_hz;
+            EXPECT_EQ(from_text[i].cycle, clock_domain(hz).cycles_before(want[i].time));
             want[i].cycle = from_text[i].cycle;
         }
         EXPECT_EQ(shown(from_text), shown(want));
