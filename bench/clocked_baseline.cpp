@@ -90,6 +90,7 @@ struct pci_fn {
 struct socket_regs {
     std::vector<std::unique_ptr<box_regs>> boxes;
     register_table msr_table;
+    std::map<uint32_t, int> msr_box;  // an MSR of a box other than the UBox (the caching agents'): its box
     std::vector<pci_fn> functions;
     bool global_freeze = false;
     uint64_t global_ctl = 0;
@@ -107,7 +108,8 @@ public:
         socket_regs* s = socket_of_cpu(cpu);
         const register_def* r = s ? s->msr_table.find(msr) : nullptr;
         if (!r) return false;
-        if (box_regs* b = msr_owner(*s, r->role)) value = b->read(*r);
+        if (const auto it = s->msr_box.find(msr); it != s->msr_box.end()) value = s->boxes[it->second]->read(*r);
+        else if (box_regs* b = msr_owner(*s, r->role)) value = b->read(*r);
         else value = r->role == reg_role::global_ctl ? s->global_ctl : 0;
         return true;
     }
@@ -115,7 +117,9 @@ public:
         socket_regs* s = socket_of_cpu(cpu);
         const register_def* r = s ? s->msr_table.find(msr) : nullptr;
         if (!r) return false;
-        if (box_regs* b = msr_owner(*s, r->role)) {
+        if (const auto it = s->msr_box.find(msr); it != s->msr_box.end()) {
+            s->boxes[it->second]->write(*r, value, ~0ull);
+        } else if (box_regs* b = msr_owner(*s, r->role)) {
             b->write(*r, value, ~0ull);
         } else if (r->role == reg_role::global_ctl) {
             s->global_ctl = merge_write(*r, s->global_ctl, value, ~0ull);
@@ -218,6 +222,15 @@ std::vector<socket_regs> make_sockets(const uncore_config& cfg) {
         }
         // The other PCI boxes: one PMON function per unit, its box's own table.
         for (const box_desc& d : describe(cfg.cpu).boxes) {
+            if (d.kind == box_kind::cbo)  // the caching agents: MSRs of their own
+                for (unsigned u = 0; u < cfg.units_present(d); ++u) {
+                    box_spec spec = make_box_spec(d.kind, cfg.cpu, u);
+                    for (const register_def& r : spec.table.regs) {
+                        s.msr_table.regs.push_back(r);
+                        s.msr_box[r.offset] = static_cast<int>(s.boxes.size());
+                    }
+                    s.boxes.push_back(std::make_unique<box_regs>(std::move(spec), uclk));
+                }
             if (!pmon_function_per_unit(d.kind)) continue;  // (above, or MSRs)
             for (unsigned u = 0; u < cfg.units_present(d); ++u) {
                 box_spec spec = make_box_spec(d.kind, cfg.cpu, u);
@@ -368,8 +381,8 @@ private:
 class clocked_platform {
 public:
     clocked_platform(const baseline_options& o, std::vector<socket_regs>& sockets)
-        : o_(o), ctx_{o.cfg.cpu, o.cfg.sockets, o.cfg.qpi_ports, o.cfg.memory_controllers, o.cfg.uclk_hz(), o.cfg.qclk_hz(),
-               o.cfg.dclk_hz()},
+        : o_(o), ctx_{o.cfg.cpu, o.cfg.sockets, o.cfg.qpi_ports, o.cfg.memory_controllers, o.cfg.cores_per_socket(),
+               o.cfg.uclk_hz(), o.cfg.qclk_hz(), o.cfg.dclk_hz()},
           uclk_period_(period_ps(o.cfg.uclk_hz(), "UCLK")), qclk_period_(period_ps(o.cfg.qclk_hz(), "QCLK")),
           dclk_period_(period_ps(o.cfg.dclk_hz(), "DCLK")), uclk_("uclk", from_ps(uclk_period_)),
           qclk_("qclk", from_ps(qclk_period_)), dclk_("dclk", from_ps(dclk_period_)) {

@@ -137,6 +137,7 @@ std::optional<box_kind> fixed_of(box_kind kind) {
         case box_kind::qpi:
         case box_kind::ha:
         case box_kind::r3qpi:
+        case box_kind::cbo:
         case box_kind::imc: return std::nullopt;  // (the iMC's DCLK counter is in its own box)
     }
     return std::nullopt;
@@ -707,7 +708,7 @@ std::string event_spec::local_name() const {
 }
 
 std::vector<std::string> expand_full_name(const std::string& text, cpu_model cpu, unsigned qpi_ports,
-                                          unsigned imc_channels) {
+                                          const std::function<unsigned(box_kind)>& present) {
     const std::string t = trim(text);
     const std::string body = t.substr(0, t.find_first_of(",:"));
     if (body.find('/') != std::string::npos) return {t};
@@ -729,7 +730,7 @@ std::vector<std::string> expand_full_name(const std::string& text, cpu_model cpu
     std::vector<std::string> out;
     unsigned units = best->units;
     if (best->kind == box_kind::qpi) units = std::min(qpi_ports, units);
-    if (best->kind == box_kind::imc) units = std::min(imc_channels, units);
+    else if (present) units = std::min(present(best->kind), units);
     for (unsigned u = 0; u < units; ++u) out.push_back(box_label(best->kind, u) + "/" + t);
     return out;
 }

@@ -40,6 +40,7 @@
 // CTO_COUNT; filter values only in the documented MATCH/MASK fields.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -87,10 +88,10 @@ event_spec parse_event(const std::string& text, cpu_model cpu, unsigned qpi_port
 // An event given by Intel's full name without a box (UNC_Q_RxL_FLITS_G1.DRS_DATA,
 // UNC_U_EVENT_MSG.IPI_RCVD) as one event per box of its type ("qpi0/...",
 // "qpi1/..."), as perf counts it on every PMU of the type; anything else as is.
-// (imc_channels: the memory-controller channels the machine has; the
-// descriptor's when not given.)
+// (present(kind): how many units of a numbered kind the machine has; without
+// it, the descriptor's.)
 std::vector<std::string> expand_full_name(const std::string& text, cpu_model cpu, unsigned qpi_ports,
-                                          unsigned imc_channels = ~0u);
+                                          const std::function<unsigned(box_kind)>& present = {});
 
 // Documented MATCH/MASK bits ({X1,X0}): MATCH0/MASK0 0x8003FFF8, MATCH1/MASK1 0x000F000F.
 constexpr uint64_t filter_valid_bits = match_bits::vnw.mask() | match_bits::opc.mask() | match_bits::mc.mask() |

@@ -22,7 +22,8 @@ const register_def& reg(const register_table& t, reg_role role, unsigned index =
 
 // The registers a box owns (for QPI: the PMON function's and the packet
 // filter's; the offsets are the same on every port).
-const register_table& table_of(cpu_model cpu, box_kind kind) { return spec_for(kind, cpu).table; }
+// (Units of an MSR box have registers of their own: the caching agents'.)
+const register_table& table_of(cpu_model cpu, box_kind kind, unsigned unit) { return spec_for(kind, cpu, unit).table; }
 
 std::string hex(uint64_t v) {
     char b[24];
@@ -36,6 +37,15 @@ std::string hex(uint64_t v) {
 pmon_session::pmon_session(target& t, topology topo)
     : t_(t), topo_(std::move(topo)), msr_table_(socket_msr_table(topo_.cpu)) {
     if (topo_.sockets.empty()) throw session_error("the topology has no socket");
+    // The MSR boxes of several units (the caching agents), each with MSRs of
+    // its own: every unit the CPU can have (one the machine lacks refuses the
+    // access, and the setup is undone).
+    for (const box_desc& b : describe(topo_.cpu).boxes)
+        for (unsigned u = 0; numbered(b.kind) && u < b.units; ++u) {
+            const register_table& t = spec_for(b.kind, topo_.cpu, u).table;
+            if (!t.msr_space) break;
+            msr_table_.regs.insert(msr_table_.regs.end(), t.regs.begin(), t.regs.end());
+        }
 }
 
 std::size_t pmon_session::add(const std::string& text) {
@@ -153,7 +163,7 @@ pci_address pmon_session::pci_of(unsigned socket, box_kind kind, unsigned unit) 
 //   enables and the PMI settings stay; reset is program()'s business;
 // - the UBox has neither: start() writes its events (see program()).
 void pmon_session::box_freeze(unsigned socket, box_kind kind, unsigned unit, bool frozen, bool reset) {
-    const box_spec& spec = spec_for(kind, topo_.cpu);
+    const box_spec& spec = spec_for(kind, topo_.cpu, unit);
     switch (describe(topo_.cpu).global) {
         case global_control::none:
         case global_control::ubox_freeze: {
@@ -163,7 +173,8 @@ void pmon_session::box_freeze(unsigned socket, box_kind kind, unsigned unit, boo
             const uint64_t base = r.mask_of(attr::rv_w1) | (spec.freeze_needs_frz_en ? b::frz_en.mask() : 0);
             const uint64_t v =
                 base | (frozen ? b::frz.mask() : 0) | (reset ? b::rst_ctrl.mask() | b::rst_ctrs.mask() : 0);
-            pci_write(pci_of(socket, kind, unit), r.offset, static_cast<uint32_t>(v));
+            if (spec.table.msr_space) msr_write(socket, r.offset, v);
+            else pci_write(pci_of(socket, kind, unit), r.offset, static_cast<uint32_t>(v));
             return;
         }
         case global_control::uncore_global_ctrl: {
@@ -210,7 +221,7 @@ void pmon_session::program_boxes() {
     for (const placed& p : placed_) {
         const event_spec& e = events_[p.a.event];
         const unsigned s = p.a.socket;
-        const box_spec& spec = spec_for(e.kind, topo_.cpu);
+        const box_spec& spec = spec_for(e.kind, topo_.cpu, e.unit);
         const register_table& t = spec.table;
         if (spec.table.msr_space && spec.fixed) {
             msr_write(s, reg(t, reg_role::fixed_ctl).offset, 0);
@@ -249,7 +260,7 @@ void pmon_session::start() {
 void pmon_session::start_boxes() {
     for (placed& p : placed_) {
         const event_spec& e = events_[p.a.event];
-        const box_spec& spec = spec_for(e.kind, topo_.cpu);
+        const box_spec& spec = spec_for(e.kind, topo_.cpu, e.unit);
         const register_table& t = spec.table;
         if (spec.table.msr_space && spec.fixed) msr_write(p.a.socket, reg(t, reg_role::fixed_ctl).offset, spec.en.mask());
         if (spec.ev_sel0_is_idle) msr_write(p.a.socket, reg(t, reg_role::ctl, p.a.counter).offset, e.ctl_enabled());
@@ -263,7 +274,7 @@ void pmon_session::start_boxes() {
 
 uint64_t pmon_session::read_counter(const placed& p) {
     const event_spec& e = events_[p.a.event];
-    const register_table& t = table_of(topo_.cpu, e.kind);
+    const register_table& t = table_of(topo_.cpu, e.kind, e.unit);
     if (t.msr_space)
         return msr_read(p.a.socket, reg(t, e.fixed ? reg_role::fixed_ctr : reg_role::ctr, p.a.counter).offset);
     const pci_address a = pci_of(p.a.socket, e.kind, e.unit);
@@ -275,15 +286,15 @@ uint64_t pmon_session::read_counter(const placed& p) {
 uint32_t pmon_session::read_status(unsigned socket, box_kind kind, unsigned unit) {
     // Only where a status bit means "this counter overflowed with ov_en"
     // (without ov_en, any carry sets it and the wrap check covers it).
-    const box_spec& spec = spec_for(kind, topo_.cpu);
+    const box_spec& spec = spec_for(kind, topo_.cpu, unit);
     if (!spec.has_ov_en || !spec.has_box_status || spec.status_on_any_carry) return 0;
-    const register_def& r = reg(table_of(topo_.cpu, kind), reg_role::box_status);
+    const register_def& r = reg(table_of(topo_.cpu, kind, unit), reg_role::box_status);
     if (spec.table.msr_space) return static_cast<uint32_t>(msr_read(socket, r.offset));
     return pci_read(pci_of(socket, kind, unit), r.offset);
 }
 
 void pmon_session::clear_status(unsigned socket, box_kind kind, unsigned unit, uint32_t bits) {
-    const register_table& t = table_of(topo_.cpu, kind);
+    const register_table& t = table_of(topo_.cpu, kind, unit);
     const register_def& r = reg(t, reg_role::box_status);
     if (t.msr_space) msr_write(socket, r.offset, bits);
     else pci_write(pci_of(socket, kind, unit), r.offset, bits);

@@ -1,6 +1,8 @@
 // Uncore discovery by PCI device ID (see topology.h).
 #include "driver/topology.h"
 
+#include "desc/box_spec.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -204,6 +206,19 @@ topology discover(target& t, cpu_model cpu) {
                        std::to_string(topo.sockets.size()) +
                        (topo.sockets.size() == 1 ? " uncore PCI bus was" : " uncore PCI buses were") + " found: the sockets cannot be matched "
                        "with their uncore; some BIOSes hide the uncore PCI devices: enable their export in the BIOS");
+    // The MSR boxes of several units (the caching agents, one per core): a
+    // unit whose BOX_CTL its socket's CPU can read (an absent one's is #GP).
+    for (socket_info& s : topo.sockets)
+        for (const box_desc& b : describe(cpu).boxes)
+            for (unsigned u = 0; numbered(b.kind) && s.first_cpu != socket_info::no_cpu && u < b.units; ++u) {
+                const register_table& tab = spec_for(b.kind, cpu, u).table;
+                const register_def* ctl = nullptr;
+                for (const register_def& r : tab.regs)
+                    if (r.role == reg_role::box_ctl) ctl = &r;
+                uint64_t v = 0;
+                if (!tab.msr_space || !ctl || !t.msr_read(s.first_cpu, ctl->offset, v)) break;
+                s.msr_units.push_back({b.kind, u});
+            }
     return topo;
 }
 

@@ -14,6 +14,7 @@
 // DECISIONS.md "Personalities".)
 //
 // Rules:
+//   - The caching agents (MSRs): those whose BOX_CTL reads (msr_units).
 //   - The memory-controller channels, home agents and R3QPI links: at the
 //     device, function and ID of the CPU's descriptor (decisions.md B1,
 //     B5, B6), listed in pci_units.
@@ -56,6 +57,9 @@ struct socket_info {
     // Units of the other PCI boxes (iMC channels, HAs, R3QPI links) whose PMON
     // function exists with its ID, by kind.
     std::vector<std::pair<box_kind, unsigned>> pci_units;
+    // Units of the MSR boxes of several units (the caching agents) whose
+    // BOX_CTL the socket's first CPU reads.
+    std::vector<std::pair<box_kind, unsigned>> msr_units;
     bool has(box_kind kind, unsigned unit) const;
 };
 

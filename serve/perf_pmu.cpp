@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <map>
 
 namespace pmonsim::serve {
 
@@ -130,7 +131,9 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
     std::vector<presented_pmu> out;
     uncore_socket& s = sys.socket(0);
     uint32_t type = kFirstUncoreType;
-    if (with_role(s.msr_table(), reg_role::ctl)) {
+    // (The socket's UBox/global MSRs, without the caching agents' own.)
+    const register_table socket_msrs = socket_msr_table(sys.config().cpu);
+    if (with_role(socket_msrs, reg_role::ctl)) {
         // The MSR box: Linux's uncore_ubox, or Nehalem's single "uncore".
         const box_module* general = s.boxes().front();
         presented_pmu p;
@@ -138,7 +141,7 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
         p.name = linux_pmu(p.kind);
         p.type = type++;
         p.msr = true;
-        describe_box(p, s.msr_table());
+        describe_box(p, socket_msrs);
         describe_events(p, sys.config().cpu);
         out.push_back(p);
     }
@@ -159,6 +162,21 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
                 p.filter_fn = static_cast<int>(g.fn);
                 describe_filter(p, g.table);
             }
+        describe_events(p, sys.config().cpu);
+        out.push_back(p);
+    }
+    // The caching agents: an MSR PMU each, uncore_cbox_N (numbered MSR boxes,
+    // in unit order), after the others (whose types stay as they were).
+    std::map<box_kind, unsigned> next_unit;
+    for (box_module* b : s.boxes()) {
+        const box_spec& spec = b->core().spec();
+        if (!spec.table.msr_space || !numbered(spec.kind)) continue;
+        presented_pmu p;
+        p.kind = spec.kind;
+        p.name = linux_pmu_name(pmonsim::describe(sys.config().cpu), spec.kind, next_unit[spec.kind]++);
+        p.type = type++;
+        p.msr = true;
+        describe_box(p, spec.table);
         describe_events(p, sys.config().cpu);
         out.push_back(p);
     }

@@ -10,20 +10,9 @@ namespace {
 
 constexpr bool rw = true, ro = false;
 
-// The CBo boxes outside the model: per box n, BOX_CTL at 0xD04 + 0x20n and
-// CTL0-3, filter(s) and CTR0-3 at 0xD10..0xD1A + 0x20n (327043-001 Table 2-8,
-// 329468-002 Table 2-10; 0xD1A is IVB-EP's second filter).
-void add_caching_agents(std::vector<platform_msr>& out, unsigned boxes) {
-    for (unsigned n = 0; n < boxes; ++n) {
-        const uint32_t base = 0xD00 + 0x20 * n;
-        out.push_back({base + 0x04, base + 0x04, 0, rw, "CBo box control (not modelled)"});
-        out.push_back({base + 0x10, base + 0x1A, 0, rw, "CBo controls, filters, counters (not modelled)"});
-    }
-}
-
 }  // namespace
 
-std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores) {
+std::vector<platform_msr> platform_msrs(cpu_model cpu) {
     const cpu_identity id = describe(cpu).identity;
     const uint64_t ratio = id.base_mhz / 100;
     uint64_t turbo = 0;  // MSR_TURBO_RATIO_LIMIT: no turbo, every core count at the base ratio
@@ -78,7 +67,6 @@ std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores) {
         {0xC24, 0xC24, 0, rw, "PCU box control (not modelled)"},
         {0xC30, 0xC39, 0, rw, "PCU controls, filter, counters (not modelled)"},
     };
-    add_caching_agents(m, std::min(cores, id.caching_agents));
     std::sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return m;
 }
@@ -99,7 +87,9 @@ std::vector<platform_function> platform_functions(cpu_model cpu, uint32_t uclk_r
 }
 
 platform_msr_file::platform_msr_file(cpu_model cpu, unsigned cpus, unsigned cores_per_socket, uint64_t tsc_hz)
-    : ranges_(platform_msrs(cpu, cores_per_socket)), cpus_(cpus), tsc_hz_(tsc_hz) {}
+    : ranges_(platform_msrs(cpu)), cpus_(cpus), tsc_hz_(tsc_hz) {
+    (void)cores_per_socket;  // (the caching agents, one per core, are the model's boxes)
+}
 
 const platform_msr* platform_msr_file::find(uint32_t msr) const {
     auto it = std::upper_bound(ranges_.begin(), ranges_.end(), msr,

@@ -32,9 +32,8 @@ struct platform_msr {
     const char* what;
 };
 
-// The MSR ranges of the platform file for a machine of `cpu` with `cores`
-// cores per socket (which sets how many CBo boxes exist).
-std::vector<platform_msr> platform_msrs(cpu_model cpu, unsigned cores);
+// The MSR ranges of the platform file for a machine of `cpu`.
+std::vector<platform_msr> platform_msrs(cpu_model cpu);
 
 // A register of a platform function: its reset value; a read-only one
 // ignores writes (the rest of the configuration space reads back what was

@@ -245,14 +245,16 @@ int measure(target& t, cpu_model cpu, const stat_options& o, const std::function
         throw event_error("--socket " + std::to_string(o.socket) + ": the machine has " +
                           std::to_string(topo.sockets.size()) + " socket(s), numbered from 0");
     pmon_session s(t, topo);
-    unsigned ports = 0, channels = 0;
+    unsigned ports = 0;
+    std::map<box_kind, unsigned> units;  // of the other numbered kinds, as discovered
     for (const auto& sk : topo.sockets) {
         for (unsigned p : sk.qpi_ports) ports = std::max(ports, p + 1);
-        for (const auto& [kind, unit] : sk.pci_units)
-            if (kind == box_kind::imc) channels = std::max(channels, unit + 1);
+        for (const auto* found : {&sk.pci_units, &sk.msr_units})
+            for (const auto& [kind, unit] : *found) units[kind] = std::max(units[kind], unit + 1);
     }
+    const auto present = [&](box_kind k) { return units[k]; };
     for (const std::string& e : o.events)
-        for (const std::string& one : expand_full_name(e, topo.cpu, ports, channels)) s.add(one);
+        for (const std::string& one : expand_full_name(e, topo.cpu, ports, present)) s.add(one);
     std::vector<metric_use> uses;
     for (const std::string& name : o.metrics) {
         const metric* m = find_metric(name);

@@ -23,6 +23,7 @@ trace::trace_context trace_context_of(const uncore_config& cfg) {
     c.sockets = cfg.sockets;
     c.qpi_ports = cfg.qpi_ports;
     c.memory_controllers = cfg.memory_controllers;
+    c.cores = cfg.cores_per_socket();
     c.dclk_hz = cfg.dclk_hz();
     c.uclk_hz = cfg.uclk_hz();
     c.qclk_hz = cfg.qclk_hz();

@@ -85,6 +85,17 @@ void box_core::set_counter_gate(uint32_t gate, time_ps t) {
 
 void box_core::decode(unsigned i) {
     decode_ctl(i);
+    decode_uses(i);
+    // Counters that take counter 0's increment follow its selection.
+    if (i == 0 && spec_.mirror_code >= 0)
+        for (unsigned j = 1; j < ctr_.size(); ++j)
+            if (!spec_.is_fixed(j) && ctl_bits::ev_sel.get(ctr_[j].ctl) == static_cast<uint64_t>(spec_.mirror_code)) {
+                decode_ctl(j);
+                decode_uses(j);
+            }
+}
+
+void box_core::decode_uses(unsigned i) {
     // What the walk reads per segment, kept current as inputs change:
     // which counters sum each input, their summed increment, and who may
     // raise messages.
@@ -142,6 +153,11 @@ void box_core::decode_ctl(unsigned i) {
         return;
     }
     c.inputs = std::move(sel.inputs);
+    // COUNTER0_OCCUPANCY: counter 0's increment (its selection's inputs),
+    // conditioned by this counter's own threshold, invert and edge
+    // (decisions.md B9).
+    if (spec_.mirror_code >= 0 && ev == spec_.mirror_code && i != 0)
+        c.inputs = ctr_[0].counts ? ctr_[0].inputs : std::vector<unsigned>{};
     c.counts = true;
     derive_slot_weights(c);
 }

@@ -202,6 +202,7 @@ private:
     [[noreturn]] void reject_burst(unsigned dir, const flit_burst& b) const;
     [[noreturn]] void reject_late_burst(uint64_t start) const;
     void decode(unsigned i);
+    void decode_uses(unsigned i);  // the per-input bookkeeping of counter i's selection
     void note_carry(unsigned i);
     void decode_ctl(unsigned i);
     void derive_slot_weights(counter& c) const;

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 namespace pmonsim {
 
@@ -38,6 +39,7 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
     s.global_bit = d.global_bits.at(unit);
     s.has_rst = d.ctl.rst;
     s.clock_event = d.clock_event;
+    s.mirror_code = d.mirror_code;
     switch (d.clock) {
         case box_clock::uclk: s.clock_name = "UCLK"; break;
         case box_clock::qclk: s.clock_name = "QCLK"; break;
@@ -97,6 +99,10 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
             s.name = unit_name(kind, unit);
             s.table = r3qpi_register_table(cpu, unit);
             break;
+        case box_kind::cbo:
+            s.name = unit_name(kind, unit);
+            s.table = cbo_register_table(cpu, unit);
+            break;
         case box_kind::uncore_fixed:
             s.name = "uncore_fixed";
             s.table = only_roles(nhm_uncore_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
@@ -111,12 +117,12 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
     return s;
 }
 
-const box_spec& spec_for(box_kind kind, cpu_model cpu) {
+const box_spec& spec_for(box_kind kind, cpu_model cpu, unsigned unit) {
     static std::mutex lock;
-    static std::map<std::pair<cpu_model, box_kind>, std::unique_ptr<const box_spec>> made;
+    static std::map<std::tuple<cpu_model, box_kind, unsigned>, std::unique_ptr<const box_spec>> made;
     std::lock_guard<std::mutex> guard(lock);
-    auto& slot = made[{cpu, kind}];
-    if (!slot) slot = std::make_unique<const box_spec>(make_box_spec(kind, cpu, 0));
+    auto& slot = made[{cpu, kind, unit}];
+    if (!slot) slot = std::make_unique<const box_spec>(make_box_spec(kind, cpu, unit));
     return *slot;
 }
 

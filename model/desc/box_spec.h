@@ -58,6 +58,7 @@ struct box_spec {
     int fixed_index = -1;
     const char* clock_name = "UCLK";     // what a fixed counter counts, for reports
     std::string clock_event = "CLOCKTICKS";  // the catalog's event of the box's own clock
+    int mirror_code = -1;  // the event with which counters 1-3 take counter 0's increment (box_desc)
     bool has_rst = true;               // CTL bit 17 clears the paired counter
     bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
     int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
@@ -78,8 +79,8 @@ struct box_spec {
 };
 
 box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit = 0);
-// The spec of unit 0 of a box, made once (for those who only read it).
-const box_spec& spec_for(box_kind kind, cpu_model cpu);
+// The spec of a unit of a box, made once (for those who only read it).
+const box_spec& spec_for(box_kind kind, cpu_model cpu, unsigned unit = 0);
 
 // Most counters any box has (the engine's fixed-size per-counter arrays).
 constexpr unsigned max_box_counters = 8;

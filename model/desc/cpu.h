@@ -20,8 +20,8 @@ enum class cpu_model : uint8_t { snb_ep, ivb_ep, nhm_ep, wsm_ep };
 // The CPU every tool models unless told otherwise (DECISIONS.md P1).
 constexpr cpu_model default_cpu = cpu_model::ivb_ep;
 
-enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc, ha, r3qpi };
-constexpr unsigned box_kind_count = 9;
+enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc, ha, r3qpi, cbo };
+constexpr unsigned box_kind_count = 10;
 const char* to_string(box_kind k);
 // Linux's perf PMU for a box kind: "uncore_ubox", "uncore_r2pcie", "uncore_qpi"
 // (a unit's is "uncore_qpi_N"), "uncore" (Nehalem/Westmere); a fixed counter
@@ -102,11 +102,19 @@ struct pci_unit {
 
 struct event_def;
 
+// The caching agents' filter registers.
+enum class cbo_filters : uint8_t {
+    none,
+    one_filter,   // SNB-EP: BOX_FILTER (0xD14 + 0x20n): opc, state, nid, tid
+    two_filters,  // IVB-EP: FILTER0 (0xD14): state, link, tid; FILTER1 (0xD1A): isoc, nc, opc, nid
+};
+
 // Which of a box's units a machine has.
 enum class unit_count : uint8_t {
     all,                    // every unit of the descriptor
     per_qpi_port,           // one per QPI port the machine was given (QPI, R3QPI)
     per_memory_controller,  // units_per_group per memory controller it was given (iMC, HA)
+    per_core,               // one per core of a socket (the caching agents)
 };
 
 // A named event of the Linux uncore driver's PMU for the box (its
@@ -148,6 +156,11 @@ struct box_desc {
     // counters" (11/01/00), or what the function is besides (the iMC channels'
     // thermal-control functions: "other system peripheral", 08/80/00).
     uint32_t pci_class = 0x110100;
+    // The event code with which counters 1-3 take counter 0's increment
+    // (the CBo's COUNTER0_OCCUPANCY, 0x1F); -1: none (decisions.md B9).
+    int mirror_code = -1;
+    // The CBo's filter registers (decisions.md B8).
+    cbo_filters filters = cbo_filters::none;
 };
 
 // How the CPU presents itself to software when the model is served to real
@@ -156,7 +169,7 @@ struct cpu_identity {
     unsigned family, model, stepping;  // CPUID leaf 1 signature
     const char* brand;                 // CPUID 0x80000002..4, "model name"
     unsigned base_mhz;                 // TSC and nominal frequency (MSR_PLATFORM_INFO ratio x 100)
-    unsigned caching_agents;           // CBo boxes, one per core slice of the die
+    unsigned caching_agents;           // core slices of the die (the CBo box's units: the same)
     unsigned l3_kb;                    // last-level cache of a socket
     uint32_t leaf1_ecx, leaf1_edx;     // CPUID.1 feature flags (hypervisor bit clear)
     uint32_t leaf7_ebx;                // CPUID.(7,0) structured extended features

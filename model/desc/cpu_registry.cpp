@@ -32,6 +32,9 @@ std::vector<event_def> snb_ep_ha_events();
 std::vector<event_def> ivb_ep_ha_events();
 std::vector<event_def> snb_ep_r3qpi_events();
 std::vector<event_def> ivb_ep_r3qpi_events();
+// catalog_cbo.cpp
+std::vector<event_def> snb_ep_cbo_events();
+std::vector<event_def> ivb_ep_cbo_events();
 // catalog_nhm.cpp
 std::vector<event_def> nhm_ep_events();
 std::vector<event_def> wsm_ep_events();
@@ -58,6 +61,13 @@ std::vector<linux_event_alias> imc_linux_events() {
             {"cas_count_write", "event=0x04,umask=0x0c"},
             {"cas_count_write.scale", "6.103515625e-5"},
             {"cas_count_write.unit", "MiB"}};
+}
+
+// IVB-EP GLOBAL_STATUS.ov_c: CBo k at bit 3 + k.
+std::vector<int> cbo_global_bits(unsigned n) {
+    std::vector<int> b;
+    for (unsigned k = 0; k < n; ++k) b.push_back(global_status_bits::ov_c.lo + static_cast<int>(k));
+    return b;
 }
 
 // SNB-EP/IVB-EP: UCLK is not presented as a register.
@@ -112,6 +122,11 @@ cpu_desc snb_ep() {
         {box_kind::r3qpi, box_clock::uclk, 2, 3, 44, {true, false, false, true, true}, box_ctl_style::frz_en, true,
          true, {-1, -1}, {{19, 0x3C44, 0, 0, 5}, {19, 0x3C45, 0, 0, 6}}, snb_ep_r3qpi_events, {}, false,
          "CLOCKTICKS", unit_count::per_qpi_port},
+        // A caching agent per core, MSRs from 0xD04 + 0x20n (327043-001 Table
+        // 2-8): four 44-bit counters, the filter at 0xD14 + 0x20n, no BOX_STATUS.
+        {box_kind::cbo, box_clock::uclk, 8, 4, 44, {true, false, false, true, true}, box_ctl_style::frz_en, false,
+         false, std::vector<int>(8, -1), {}, snb_ep_cbo_events, {}, false, "CLOCKTICKS", unit_count::per_core, 0,
+         0x110100, 0x1F, cbo_filters::one_filter},
     };
     d.aliases = {"snb", "snbep", "jaketown", "sandybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -159,6 +174,12 @@ cpu_desc ivb_ep() {
          true, false, {gs::ov_rq0.lo, gs::ov_rq1.lo, -1},
          {{19, 0x0E36, 0, 0, 5}, {19, 0x0E37, 0, 0, 6}, {18, 0x0E3E, 0, 0, 5}}, ivb_ep_r3qpi_events, {}, false,
          "CLOCKTICKS", unit_count::per_qpi_port},
+        // Up to 15 caching agents; CBo k reports to GLOBAL_STATUS bit 3 + k
+        // (ov_c); FILTER0 at 0xD14 and FILTER1 at 0xD1A + 0x20n; no BOX_STATUS
+        // (decisions.md B8).
+        {box_kind::cbo, box_clock::uclk, 15, 4, 44, {false, true, false, true, true}, box_ctl_style::write1_16_17,
+         false, false, cbo_global_bits(15), {}, ivb_ep_cbo_events, {}, false, "CLOCKTICKS", unit_count::per_core,
+         0, 0x110100, 0x1F, cbo_filters::two_filters},
     };
     d.aliases = {"ivb", "ivbep", "ivytown", "ivybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -228,6 +249,7 @@ const char* to_string(box_kind k) {
         case box_kind::imc: return "imc";
         case box_kind::ha: return "ha";
         case box_kind::r3qpi: return "r3qpi";
+        case box_kind::cbo: return "cbo";
     }
     return "?";
 }
@@ -243,6 +265,7 @@ const char* linux_pmu(box_kind k) {
         case box_kind::imc: return "uncore_imc";
         case box_kind::ha: return "uncore_ha";
         case box_kind::r3qpi: return "uncore_r3qpi";
+        case box_kind::cbo: return "uncore_cbox";
     }
     return "";
 }
@@ -257,13 +280,14 @@ bool pmon_function_per_unit(box_kind k) {
         case box_kind::r2pcie:
         case box_kind::qpi:
         case box_kind::uncore:
-        case box_kind::uncore_fixed: return false;
+        case box_kind::uncore_fixed:
+        case box_kind::cbo: return false;
     }
     return false;
 }
 
 // (The QPI ports and every box with a PMON function per unit: several units.)
-bool numbered(box_kind k) { return k == box_kind::qpi || pmon_function_per_unit(k); }
+bool numbered(box_kind k) { return k == box_kind::qpi || k == box_kind::cbo || pmon_function_per_unit(k); }
 
 std::string unit_name(box_kind k, unsigned unit) {
     return numbered(k) ? to_string(k) + std::to_string(unit) : std::string(to_string(k));
@@ -278,6 +302,7 @@ const char* event_prefix(box_kind k) {
         case box_kind::imc: return "UNC_M_";
         case box_kind::ha: return "UNC_H_";
         case box_kind::r3qpi: return "UNC_R3_";
+        case box_kind::cbo: return "UNC_C_";
         case box_kind::uncore:
         case box_kind::uncore_fixed: return "UNC_";
     }

@@ -17,6 +17,7 @@ unsigned uncore_config::units_present(const box_desc& d) const {
         case unit_count::all: return d.units;
         case unit_count::per_qpi_port: return std::min(d.units, qpi_ports);
         case unit_count::per_memory_controller: return std::min(d.units, memory_controllers * d.units_per_group);
+        case unit_count::per_core: return std::min(d.units, cores_per_socket());
     }
     return d.units;
 }

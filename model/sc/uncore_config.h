@@ -25,6 +25,8 @@ struct uncore_config {
     uint64_t uclk_hz() const;
     uint64_t qclk_hz() const;
     uint64_t dclk_hz() const;
+    // Cores per socket: two threads each when cpus_per_socket is even.
+    unsigned cores_per_socket() const { return cpus_per_socket % 2 == 0 ? cpus_per_socket / 2 : cpus_per_socket; }
     // The units of a box this machine has: the QPI ports and memory
     // controllers it was given, else all of the descriptor's.
     unsigned units_present(const box_desc& d) const;

@@ -58,7 +58,11 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
     msr_table_ = socket_msr_table(cfg_.cpu);
     for (auto& b : boxes_)
         if (b->core().spec().table.msr_space)
-            for (const register_def& r : b->core().spec().table.regs) msr_owner_[r.offset] = b.get();
+            for (const register_def& r : b->core().spec().table.regs) {
+                msr_owner_[r.offset] = b.get();
+                // (The caching agents' MSRs are the boxes' own.)
+                if (!msr_table_.find(r.offset)) msr_table_.regs.push_back(r);
+            }
     // PCI functions of the PCI boxes (function numbers: 327043-001 Table 1-3).
     for (size_t b = 0; b < boxes_.size(); ++b) {
         box_module* m = boxes_[b].get();
@@ -83,7 +87,8 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
             case box_kind::ubox:
             case box_kind::ubox_fixed:
             case box_kind::uncore:
-            case box_kind::uncore_fixed: break;  // MSR boxes
+            case box_kind::uncore_fixed:
+            case box_kind::cbo: break;  // MSR boxes
         }
     }
 

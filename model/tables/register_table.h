@@ -106,6 +106,8 @@ register_table imc_register_table(cpu_model cpu, unsigned unit);
 // an R3QPI link's.
 register_table ha_register_table(cpu_model cpu, unsigned unit);
 register_table r3qpi_register_table(cpu_model cpu, unsigned link);
+// A caching agent's MSRs (box n at 0xD04 + 0x20n).
+register_table cbo_register_table(cpu_model cpu, unsigned unit);
 // Nehalem-EP/Westmere-EP: the socket's uncore MSRs (global control, fixed
 // counter, address/opcode match, eight general counters).
 register_table nhm_uncore_register_table(cpu_model cpu);

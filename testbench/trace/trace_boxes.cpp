@@ -24,6 +24,7 @@ std::array<bool, trace_box_count> boxes_on(const trace_context& ctx) {
             case unit_count::per_memory_controller:
                 units = std::min(ctx.memory_controllers * d->units_per_group, d->units);
                 break;
+            case unit_count::per_core: units = std::min(ctx.cores, d->units); break;
         }
         on[c] = b.unit < units;
     }

@@ -25,6 +25,11 @@ inline constexpr trace_box trace_boxes[] = {
     {"imc6", box_kind::imc, 6},  {"imc7", box_kind::imc, 7},      {"ha0", box_kind::ha, 0},
     {"ha1", box_kind::ha, 1},    {"r3qpi0", box_kind::r3qpi, 0},  {"r3qpi1", box_kind::r3qpi, 1},
     {"r3qpi2", box_kind::r3qpi, 2},
+    {"cbo0", box_kind::cbo, 0}, {"cbo1", box_kind::cbo, 1}, {"cbo2", box_kind::cbo, 2},
+    {"cbo3", box_kind::cbo, 3}, {"cbo4", box_kind::cbo, 4}, {"cbo5", box_kind::cbo, 5},
+    {"cbo6", box_kind::cbo, 6}, {"cbo7", box_kind::cbo, 7}, {"cbo8", box_kind::cbo, 8},
+    {"cbo9", box_kind::cbo, 9}, {"cbo10", box_kind::cbo, 10}, {"cbo11", box_kind::cbo, 11},
+    {"cbo12", box_kind::cbo, 12}, {"cbo13", box_kind::cbo, 13}, {"cbo14", box_kind::cbo, 14},
 };
 inline constexpr unsigned trace_box_count = sizeof trace_boxes / sizeof trace_boxes[0];
 

@@ -83,12 +83,13 @@ private:
 };
 
 // The machine a trace is read for (fill it from uncore_config: cpu, sockets,
-// qpi_ports, memory_controllers, uclk_hz(), qclk_hz(), dclk_hz()).
+// qpi_ports, memory_controllers, cores_per_socket(), uclk_hz(), qclk_hz(), dclk_hz()).
 struct trace_context {
     cpu_model cpu = default_cpu;
     unsigned sockets = 1;
     unsigned qpi_ports = 2;
     unsigned memory_controllers = 1;
+    unsigned cores = 8;  // per socket: the caching agents
     uint64_t uclk_hz = 2000000000ull;
     uint64_t qclk_hz = 1000000000ull;
     uint64_t dclk_hz = 800000000ull;

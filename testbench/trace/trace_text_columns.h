@@ -174,7 +174,8 @@ inline const char* prefix_of(box_kind k) {
         case box_kind::uncore:
         case box_kind::imc:
         case box_kind::ha:
-        case box_kind::r3qpi: return event_prefix(k);
+        case box_kind::r3qpi:
+        case box_kind::cbo: return event_prefix(k);
     }
     return "";
 }

@@ -129,6 +129,11 @@ private:
         if (!sel.error.empty()) return false;
         if (!(spec_.catalog->events()[*sel.event].counters & (1u << i))) return false;
         inc = 0;
+        if (i != 0 && spec_.mirror_code >= 0 && ev == spec_.mirror_code) {
+            // COUNTER0_OCCUPANCY: counter 0's selected increment, unconditioned.
+            uint32_t inc0 = 0;
+            return selected_increment(0, inputs, cto, inc0) ? (inc = inc0, true) : (inc = 0, true);
+        }
         for (unsigned in : sel.inputs) inc += static_cast<uint32_t>(inputs[in]);
         if (spec_.kind == box_kind::qpi && ev == 0x38 && ext) inc += cto;
         return true;

@@ -38,6 +38,9 @@ uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, b
         // (Nehalem/Westmere: often the event the requests drive.)
         if (s.filter == packet_filter::addr_opcode_match && pct(rng) < 40)
             pick = &evs[*s.catalog->find(static_cast<uint8_t>(s.addr_match_code), false)];
+        // (Caching agents: often counter 0's occupancy, for COUNTER0_OCCUPANCY.)
+        if (s.mirror_code >= 0 && pct(rng) < 30)
+            pick = &evs[*s.catalog->find(static_cast<uint8_t>(counter == 0 ? 0x11 : s.mirror_code), false)];
         const event_def& e = *pick;
         uint8_t umask = 0;
         if (!e.umasks.empty()) umask = e.umasks[rng() % e.umasks.size()].value;
@@ -281,7 +284,8 @@ INSTANTIATE_TEST_SUITE_P(
                       scenario{box_kind::uncore_fixed, cpu_model::wsm_ep},
                       scenario{box_kind::imc, cpu_model::snb_ep}, scenario{box_kind::imc, cpu_model::ivb_ep},
                       scenario{box_kind::ha, cpu_model::snb_ep}, scenario{box_kind::ha, cpu_model::ivb_ep},
-                      scenario{box_kind::r3qpi, cpu_model::snb_ep}, scenario{box_kind::r3qpi, cpu_model::ivb_ep}),
+                      scenario{box_kind::r3qpi, cpu_model::snb_ep}, scenario{box_kind::r3qpi, cpu_model::ivb_ep},
+                      scenario{box_kind::cbo, cpu_model::snb_ep}, scenario{box_kind::cbo, cpu_model::ivb_ep}),
     [](const ::testing::TestParamInfo<scenario>& p) {
         std::string cpu = to_string(p.param.cpu);
         return std::string(to_string(p.param.kind)) + "_" + cpu.substr(0, cpu.find('-'));

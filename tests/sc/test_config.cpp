@@ -103,3 +103,41 @@ TEST(Config, QpiFunctionDiagnosticsCountQclkCycles) {
 
 }  // namespace
 }  // namespace pmonsim
+
+namespace pmonsim {
+namespace {
+
+// Units a machine has (decisions.md B1, B5, B6, B8): iMC channels and home
+// agents by its memory controllers, R3QPI links by its QPI ports, caching
+// agents by its cores (two threads a core when the CPU count is even), at
+// most the descriptor's.
+TEST(Config, UnitsFollowTheMachinesControllersPortsAndCores) {
+    uncore_config c;
+    auto units = [&](box_kind k) { return c.units_present(describe(c.cpu).need(k)); };
+    c.cpus_per_socket = 16;
+    EXPECT_EQ(units(box_kind::cbo), 8u);
+    c.cpus_per_socket = 30;
+    EXPECT_EQ(units(box_kind::cbo), 15u);
+    c.cpus_per_socket = 64;
+    EXPECT_EQ(units(box_kind::cbo), 15u) << "ivb-ep has at most 15";
+    c.cpus_per_socket = 5;
+    EXPECT_EQ(units(box_kind::cbo), 5u) << "an odd count: a thread a core";
+    c.memory_controllers = 2;
+    c.qpi_ports = 3;
+    EXPECT_EQ(units(box_kind::imc), 8u);
+    EXPECT_EQ(units(box_kind::ha), 2u);
+    EXPECT_EQ(units(box_kind::r3qpi), 3u);
+    c.cpu = cpu_model::snb_ep;
+    c.memory_controllers = 1;
+    c.qpi_ports = 2;
+    c.cpus_per_socket = 24;
+    EXPECT_EQ(units(box_kind::cbo), 8u) << "snb-ep has at most 8";
+    EXPECT_EQ(units(box_kind::imc), 4u);
+    EXPECT_EQ(units(box_kind::ha), 1u);
+    EXPECT_EQ(units(box_kind::r3qpi), 2u);
+    c.memory_controllers = 2;
+    EXPECT_THROW(c.validate(), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace pmonsim

@@ -360,3 +360,29 @@ TEST(Scenario, IvbHomeAgentAndR3qpiOverflowsReachTheirGlobalBits) {
 
 }  // namespace
 }  // namespace pmonsim
+
+namespace pmonsim {
+namespace {
+
+// IVB-EP caching agents (decisions.md B8): CBo 5's MSRs at 0xDA4.. (0xD04 +
+// 0x20 x 5); its overflow with ov_en sets GLOBAL_STATUS bit 3 + 5 and freezes.
+TEST(Scenario, IvbCachingAgentOverflowSetsItsGlobalBit) {
+    uncore_config cfg;  // 16 CPUs: 8 cores, caching agents 0-7
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        uint64_t v = 0;
+        EXPECT_FALSE(sys.msr_read(0, 0xD04 + 0x20 * 8, v)) << "no caching agent 8 with 8 cores (#GP)";
+        ASSERT_TRUE(sys.msr_write(0, 0xDB6, (1ull << 44) - 5));  // C5 CTR0
+        ASSERT_TRUE(sys.msr_write(0, 0xDB0, 0x00500000));        // C5 CTL0: CLOCKTICKS, en, ov_en
+        wait_ns(10);
+        uint64_t gs = 0;
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 1u << 8);
+        EXPECT_TRUE(sys.socket(0).global().frozen());
+        ASSERT_TRUE(sys.msr_read(0, 0xDB6, v));
+        EXPECT_LT(v, 20u) << "wrapped and frozen";
+    });
+}
+
+}  // namespace
+}  // namespace pmonsim

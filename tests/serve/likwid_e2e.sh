@@ -13,7 +13,9 @@
 #  4. the MEM group: CAS_COUNT.RD and .WR on each memory-controller channel
 #     (MBOX0-3 = the model's imc0-3 at 10.4, 10.5, 10.0, 10.1) are the CAS
 #     commands the trace drove, and the bandwidths are 64 bytes times them
-#     over the virtual runtime.
+#     over the virtual runtime;
+#  5. the UNCORECLOCK group: each modeled box's clock over the window;
+#  6. the CBOX group: the caching agents' LLC victims and lookups.
 # (likwid 5.2 programs the RxL_FLITS_G1/G2 events without the extra select
 # bit the QPI counters need for them, so on this machine as on silicon they
 # count nothing; the checks use the G0 flit events.)
@@ -56,6 +58,9 @@ time,socket,box,event,umask,ext,count,repeat
 1005000000,0,imc1,CAS_COUNT.WR_WMM,,,1,1000
 1005000000,1,imc2,CAS_COUNT.RD_UNDERFILL,,,1,3000
 1005000000,1,imc3,CAS_COUNT.WR_RMM,,,1,500
+1005000000,0,cbo0,LLC_VICTIMS.M_STATE,,,1,300
+1005000000,0,cbo2,LLC_LOOKUP.ANY,,,1,1200
+1005000000,1,cbo7,LLC_VICTIMS.M_STATE,,,1,45
 EOT
 traces=(--trace "$work/qpi.csv" --trace "$work/events.csv")
 
@@ -216,7 +221,7 @@ echo "ok: MEM group: $checked CAS counts and bandwidths equal the model's"
 # 5. The UNCORECLOCK group: every box's clock over the counting window. The
 # window is the QPI clock's count (1 GHz: ns); UCLK runs at 2 GHz, DCLK at
 # 800 MHz. (likwid itself refuses DRAM_CLOCKTICKS on MBOXnC0, "not allowed";
-# the caching agents and the PCU are not modeled yet: they read 0.)
+# the PCU is not modeled yet: WBOX0 reads 0.)
 timeout 300 "$pmonsim" exec --sockets 2 --log "$work/log" --report none -- \
   likwid-perfctr -M 0 -c S0:0@S1:0 -g UNCORECLOCK sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr -g UNCORECLOCK failed"
 virtual_runtime
@@ -235,7 +240,32 @@ for s in 0 1; do
   for ch in 0 1 2 3; do
     check DRAM_CLOCKTICKS MBOX${ch}FIX $col $(( 8 * ns / 10 )) pci $bus:10.${fn[$ch]} 0xd0 0xd4
   done
+  for k in 0 7; do
+    check CBOX_CLOCKTICKS CBOX${k}C0 $col $(( 2 * ns )) msr $cpu $(printf '0x%x' $(( 0xd16 + 0x20 * k )))
+  done
+  [ "$(table CBOX_CLOCKTICKS CBOX8C0 $col)" = "-" ] || fail "CBOX8 on a machine with 8 cores a socket"
   [ "$(table BBOX_CLOCKTICKS BBOX1C0 $col)" = "-" ] || fail "BBOX1 (the second home agent) on a machine with one controller"
   [ "$(table RBOX_CLOCKTICKS RBOX2C0 $col)" = "-" ] || fail "RBOX2 (R3QPI link 2) on a machine with two QPI ports"
 done
-echo "ok: UNCORECLOCK group: $checked clocks of the UBox, R2PCIe, QPI, HA, R3QPI and iMC boxes equal the model's"
+echo "ok: UNCORECLOCK group: $checked clocks of the UBox, R2PCIe, QPI, HA, R3QPI, iMC and CBo boxes equal the model's"
+
+# 6. The CBOX group: LLC_VICTIMS.M_STATE on counter 0 and LLC_LOOKUP.ANY
+# (with likwid's state filter, which the model stores) on counter 1 of every
+# caching agent (CBo k's MSRs from 0xD04 + 0x20k).
+timeout 300 "$pmonsim" exec --sockets 2 "${traces[@]}" --log "$work/log" --report none -- \
+  likwid-perfctr -M 0 -c S0:0@S1:0 -g CBOX sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr -g CBOX failed"
+virtual_runtime
+checked=0
+for s in 0 1; do
+  col=$(( s + 1 )) cpu=$(( 16 * s ))
+  for k in 0 1 2 3 4 5 6 7; do
+    victims=0 lookups=0
+    [ $s = 0 ] && [ $k = 0 ] && victims=300
+    [ $s = 0 ] && [ $k = 2 ] && lookups=1200
+    [ $s = 1 ] && [ $k = 7 ] && victims=45
+    check LLC_VICTIMS_M_STATE CBOX${k}C0 $col $victims msr $cpu $(printf '0x%x' $(( 0xd16 + 0x20 * k )))
+    check LLC_LOOKUP_ANY "CBOX${k}C1:STATE=0x1" $col $lookups msr $cpu $(printf '0x%x' $(( 0xd17 + 0x20 * k )))
+  done
+done
+grep -q "wrmsr cpu 0 0xd54 <- 0x20000" "$work/log" || fail "likwid's state filter did not reach CBo 2's FILTER0"
+echo "ok: CBOX group: $checked caching-agent counts equal the model's"

@@ -32,3 +32,6 @@ check "memory-controller channels, Intel's full name on every channel" "200     
   -e UNC_M_CAS_COUNT.RD,imc2/CAS_COUNT.WR,uncore_imc_3/event=0x10/ --duration 0.0000025
 check "snb-ep channels (D16:F0/F1/F4/F5)" "1,000      imc0/CAS_COUNT.RD" --cpu snb-ep --trace "$traces/memory_bandwidth/events.csv" -- \
   -e imc0/CAS_COUNT.RD,imc1/CAS_COUNT.RD --duration 0.0000025
+printf 'cycle,box,event,umask,count,repeat\n0,cbo2,LLC_LOOKUP,ANY,1,1200\n0,cbo5,LLC_VICTIMS,M_STATE,1,30\n' > "$work/cbo.csv"
+check "caching agents (MSR boxes found by their BOX_CTL), Intel's full name on each" "1,200      cbo2/LLC_LOOKUP.ANY" --trace "$work/cbo.csv" -- \
+  -e cbo2/LLC_LOOKUP.ANY -e cbo5/LLC_VICTIMS.M_STATE -e UNC_C_CLOCKTICKS --duration 0.000001

@@ -92,6 +92,8 @@ public:
                 return "HA" + box.spec().name.substr(2) + "_PCI_PMON_" + short_name;
             case box_kind::r3qpi:  // "r3qpi2" -> R3_L2_PCI_PMON_
                 return "R3_L" + box.spec().name.substr(5) + "_PCI_PMON_" + short_name;
+            case box_kind::cbo:  // "cbo7" -> C7_MSR_PMON_
+                return "C" + box.spec().name.substr(3) + "_MSR_PMON_" + short_name;
         }
         return short_name;
     }
@@ -1249,6 +1251,60 @@ TEST(DecisionR3qpi, ThreeCountersAndGlobalBitsPerLink) {
     r.write("CTL1", en | ev(0x13) | umask(0x01), 10);
     EXPECT_EQ(r.diag_count(), 1u);
     EXPECT_NE(r.last_diag().reason.find("not allowed on counter 1"), std::string::npos) << r.last_diag().reason;
+}
+
+}  // namespace
+}  // namespace pmonsim
+
+namespace pmonsim {
+namespace {
+
+// B9: COUNTER0_OCCUPANCY gives counters 1-3 counter 0's increment, which they
+// condition by their own threshold and edge; it follows counter 0's selection.
+TEST(DecisionCbo, Counter0OccupancyFollowsCounterZerosSelection) {
+    rig r(box_kind::cbo, ivb, 3);
+    const unsigned irq = r.input("RxR_OCCUPANCY", "IRQ"), tor = r.input("TOR_OCCUPANCY", "OPCODE");
+    r.box.post_run(0, 10, irq, 5);
+    r.box.post_run(10, 10, irq, 1);
+    r.box.post_run(0, 40, tor, 7);
+    r.write("CTL0", en | umask(0x01) | ev(0x11), 0);            // RxR_OCCUPANCY.IRQ
+    r.write("CTL1", en | ev(0x1F), 0);                          // its increment
+    r.write("CTL2", en | thresh(4) | ev(0x1F), 0);              // cycles with >= 4 entries
+    r.write("CTL3", en | thresh(1) | edge | ev(0x1F), 0);       // times the queue became non-empty
+    EXPECT_EQ(r.read("CTR0", 30), 60u);
+    EXPECT_EQ(r.read("CTR1", 30), 60u);
+    EXPECT_EQ(r.read("CTR2", 30), 10u);
+    EXPECT_EQ(r.read("CTR3", 30), 1u);
+    // Counter 0 moves to TOR_OCCUPANCY.OPCODE: the mirrors follow from then on.
+    r.write("CTL0", en | umask(0x01) | ev(0x36), 30);
+    EXPECT_EQ(r.read("CTR1", 40), 60u + 70u);
+    EXPECT_EQ(r.read("CTR2", 40), 10u + 10u);
+    // Occupancy only on counter 0 (the JSON's masks), the mirror not on 0.
+    r.write("CTL1", en | umask(0x01) | ev(0x11), 40);
+    EXPECT_NE(r.last_diag().reason.find("not allowed on counter 1"), std::string::npos) << r.last_diag().reason;
+    r.write("CTL0", en | ev(0x1F), 40);
+    EXPECT_NE(r.last_diag().reason.find("not allowed on counter 0"), std::string::npos) << r.last_diag().reason;
+}
+
+// B8: the filters hold what software writes (per personality's layout) and
+// select nothing; LLC_LOOKUP's umasks are encodings, each its own input.
+TEST(DecisionCbo, FiltersAreStoredAndLookupsAreEncodings) {
+    rig r(box_kind::cbo, ivb, 0);
+    r.box.post_run(0, 20, r.input("LLC_LOOKUP", "DATA_READ"), 1);
+    r.box.post_run(0, 5, r.input("LLC_LOOKUP", "WRITE"), 1);
+    r.write("BOX_FILTER0", 0x01 << 17, 0);  // state I only
+    r.write("BOX_FILTER1", 0x182u << 20, 0);  // opcode DRd
+    r.write("CTL0", en | umask(0x03) | ev(0x34), 0);  // DATA_READ
+    r.write("CTL1", en | umask(0x05) | ev(0x34), 0);  // WRITE
+    EXPECT_EQ(r.read("BOX_FILTER0", 1), 0x20000u);
+    EXPECT_EQ(r.read("BOX_FILTER1", 1), 0x18200000u);
+    EXPECT_EQ(r.read("CTR0", 30), 20u) << "the DATA_READ encoding alone, whatever the filter";
+    EXPECT_EQ(r.read("CTR1", 30), 5u);
+    EXPECT_EQ(r.diag_count(), 0u);
+    rig s(box_kind::cbo, snb, 2);
+    s.write("BOX_FILTER", 0xFFFFFFFF, 0);
+    EXPECT_EQ(s.read("BOX_FILTER", 1), 0xFFFFFC1Fu) << "bits 9:5 reserved";
+    EXPECT_EQ(s.diag_count(), 1u);
 }
 
 }  // namespace

@@ -178,14 +178,12 @@ TEST(PlatformRegisters, ReadBackResetValuesAndReadOnly) {
     EXPECT_EQ(f.read(32, 0x186, 0, v, first), serve::platform_msr_file::result::no_such_msr);
 }
 
-TEST(PlatformRegisters, CachingAgentsFollowTheCoreCount) {
+TEST(PlatformRegisters, CachingAgentsAreTheModels) {
     serve::platform_msr_file ivb8(cpu_model::ivb_ep, 16, 8, 1);
-    serve::platform_msr_file snb12(cpu_model::snb_ep, 24, 12, 1);
-    EXPECT_TRUE(ivb8.has(0xD04 + 0x20 * 7));    // CBo 7 box control
-    EXPECT_FALSE(ivb8.has(0xD04 + 0x20 * 8));   // no CBo 8 with 8 cores
-    EXPECT_TRUE(snb12.has(0xD1A + 0x20 * 7));
-    EXPECT_FALSE(snb12.has(0xD04 + 0x20 * 8)) << "SNB-EP has at most 8 CBo boxes";
+    EXPECT_FALSE(ivb8.has(0xD04)) << "the CBo MSRs are the model's boxes (decisions.md B8)";
+    EXPECT_FALSE(ivb8.has(0xD1A + 0x20 * 7));
     EXPECT_FALSE(ivb8.has(0xC00)) << "the model's MSRs are not in the platform file";
+    EXPECT_TRUE(ivb8.has(0xC24)) << "the PCU is not modeled yet";
 }
 
 TEST(PlatformFunctions, NoneOnTheE5s) {

@@ -978,5 +978,33 @@ TEST(TableSpec, HomeAgentAndR3qpiFunctionsMatchTheManuals) {
     EXPECT_EQ(r.find("R3_L1_PCI_PMON_BOX_CTL")->mask_of(attr::wo), 0x3u);
 }
 
+// Caching agents (decisions.md B8): MSRs of box n from 0xD04 + 0x20n, the
+// SNB-EP filter and the IVB-EP filter pair, 44-bit counters, no BOX_STATUS.
+TEST(TableSpec, CachingAgentMsrsMatchTheManuals) {
+    const register_table s7 = cbo_register_table(snb, 7), i14 = cbo_register_table(ivb, 14);
+    EXPECT_TRUE(s7.msr_space);
+    EXPECT_EQ(s7.find("C7_MSR_PMON_BOX_CTL")->offset, 0xDE4u);
+    EXPECT_EQ(s7.find("C7_MSR_PMON_CTL0")->offset, 0xDF0u);
+    EXPECT_EQ(s7.find("C7_MSR_PMON_BOX_FILTER")->offset, 0xDF4u);
+    EXPECT_EQ(s7.find("C7_MSR_PMON_CTR3")->offset, 0xDF9u);
+    EXPECT_EQ(s7.find("C7_MSR_PMON_BOX_FILTER")->mask_of(attr::rw), 0xFFFFFC1Fu) << "opc, state, nid, tid";
+    EXPECT_EQ(s7.find("C7_MSR_PMON_CTL0")->mask_of(attr::rw_v), 0xFFCCFFFFu) << "thresh, invert, en, tid_en, edge";
+    EXPECT_EQ(s7.find("C7_MSR_PMON_BOX_CTL")->mask_of(attr::rw), 0x10100u);
+    EXPECT_EQ(i14.find("C14_MSR_PMON_BOX_CTL")->offset, 0xEC4u);
+    EXPECT_EQ(i14.find("C14_MSR_PMON_CTL3")->offset, 0xED3u);
+    EXPECT_EQ(i14.find("C14_MSR_PMON_BOX_FILTER0")->offset, 0xED4u);
+    EXPECT_EQ(i14.find("C14_MSR_PMON_BOX_FILTER1")->offset, 0xEDAu);
+    EXPECT_EQ(i14.find("C14_MSR_PMON_CTR0")->offset, 0xED6u);
+    EXPECT_EQ(i14.find("C14_MSR_PMON_BOX_FILTER0")->mask_of(attr::rw), 0x7E01FFu) << "state 22:17, link 8:5, tid";
+    EXPECT_EQ(i14.find("C14_MSR_PMON_BOX_FILTER1")->mask_of(attr::rw), 0xFFF0FFFFu) << "isoc, nc, c6, opc, nid";
+    EXPECT_EQ(i14.find("C14_MSR_PMON_CTL0")->mask_of(attr::rw_v), 0xFF5CFFFFu) << "no invert; ov_en";
+    for (const register_table* t : {&s7, &i14}) {
+        EXPECT_EQ(t->find(t == &s7 ? 0xDF5u : 0xED5u), nullptr) << "no BOX_STATUS";
+        EXPECT_EQ(t->find(t == &s7 ? "C7_MSR_PMON_CTR0" : "C14_MSR_PMON_CTR0")->fields.at(1).hi, 43u) << "44 bits";
+    }
+    EXPECT_EQ(make_box_spec(box_kind::cbo, ivb, 14).global_bit, 17);
+    EXPECT_EQ(make_box_spec(box_kind::cbo, snb, 7).global_bit, -1);
+}
+
 }  // namespace
 }  // namespace pmonsim

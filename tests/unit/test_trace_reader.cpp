@@ -619,11 +619,11 @@ TEST(TraceEvents, ValueErrors) {
     };
     const std::vector<bad_row> cases = {
         {"1,qpi2,RxL_FLITS_G1,SNP,,1,,",
-         "e.csv:2:2: column 'box': 'qpi2' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1)"},
-        {"1,cbo0,RxL_FLITS_G1,SNP,,1,,",
-         "e.csv:2:2: column 'box': 'cbo0' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1)"},
+         "e.csv:2:2: column 'box': 'qpi2' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7)"},
+        {"1,sbox0,RxL_FLITS_G1,SNP,,1,,",
+         "e.csv:2:2: column 'box': 'sbox0' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7)"},
         {"1,qpi,RxL_FLITS_G1,SNP,,1,,",
-         "e.csv:2:2: column 'box': 'qpi' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1)"},
+         "e.csv:2:2: column 'box': 'qpi' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7)"},
         {"1,ubox_fixed,LOCK_CYCLES,,,1,,",
          "e.csv:2:2: column 'box': 'ubox_fixed' has no events to drive (the fixed counter "
          "counts UCLK cycles by itself)"},
@@ -638,8 +638,8 @@ TEST(TraceEvents, ValueErrors) {
         {"1,r2pcie,UNC_U_LOCK_CYCLES,,,1,,",
          "e.csv:2:3: column 'event': 'UNC_U_LOCK_CYCLES' has the prefix of ubox events "
          "(r2pcie events are UNC_R2_*)"},
-        {"1,qpi0,UNC_C_FOO,,,1,,",
-         "e.csv:2:3: column 'event': 'UNC_C_FOO' is not an event of the qpi catalog (ivb-ep)"},
+        {"1,qpi0,UNC_Z_FOO,,,1,,",
+         "e.csv:2:3: column 'event': 'UNC_Z_FOO' is not an event of the qpi catalog (ivb-ep)"},
         {"1,qpi0,0x99,,,1,,",
          "e.csv:2:3: column 'event': '0x99' is not an event code of the qpi catalog (ivb-ep) "
          "with ext 0"},
@@ -746,7 +746,8 @@ TEST(TraceEvents, SocketRangeNamesTheMachine) {
               "e.csv:2:2: column 'socket': '2' is not a socket of this machine (2 sockets: 0-1)");
     EXPECT_EQ(error_of("cycle,box,event,count\n0,qpi3,TxL_INSERTS,1\n", "e.csv", ivb_ctx(1, 3)),
               "e.csv:2:2: column 'box': 'qpi3' is not a box of this machine (ubox, r2pcie, qpi0, "
-              "qpi1, qpi2, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, r3qpi2)");
+              "qpi1, qpi2, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, r3qpi2, "
+              "cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7)");
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,115 @@
+// Caching-agent (CBo) PMON MSRs: box n at 0xD04 + 0x20n (BOX_CTL), CTL0-3
+// at 0xD10-0xD13, the filter at 0xD14 (IVB-EP FILTER0; FILTER1 at 0xD1A) and
+// CTR0-3 at 0xD16-0xD19 (327043-001 Tables 2-8..2-11, 329468-002 Tables
+// 2-12..2-17). Choices where the manuals are unclear (decisions.md B8):
+// - no BOX_STATUS (none is documented; IVB-EP reports to GLOBAL_STATUS only);
+// - the filters hold what software writes and select nothing: traces drive
+//   what matched; the SNB-EP layout is Linux's and PCM's (opc 31:23, state
+//   22:18, nid 17:10, tid 4:0), IVB-EP's the manual's with Linux's link
+//   (8:5) and c6 (FILTER1 29) bits stored;
+// - tid_en (CTLn bit 19) is stored and selects nothing either;
+// - BOX_CTL with frz_en on SNB-EP (bit 17 reserved, Table 2-9) and IVB-EP's
+//   bits 17:16 "write 1".
+#include "tables/register_table.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace pmonsim {
+
+namespace {
+
+std::vector<field_def> cbo_ctl_fields(const ctl_shape& s) {
+    const attr a = s.rw_v ? attr::rw_v : attr::rw;
+    return {
+        {"rsv", 63, 32, attr::rv, "reserved"},
+        fd(ctl_bits::thresh, a, "threshold compared with the per-cycle increment"),
+        s.invert ? fd(ctl_bits::invert, a, "count cycles with increment < thresh")
+                 : field_def{"rsv", 23, 23, attr::rv, "reserved (no invert on IVB-EP)"},
+        fd(ctl_bits::en, a, "local counter enable"),
+        {"rsv", 21, 21, attr::rv, "reserved"},
+        s.ov_en ? fd(ctl_bits::ov_en, a, "overflow messages the UBox (GLOBAL_STATUS bit 3 + box)")
+                : field_def{"rsv", 20, 20, attr::rv, "reserved"},
+        {"tid_en", 19, 19, a, "filter by the filter's thread ID (stored; decisions.md B8)"},
+        fd(ctl_bits::edge, a, "count 0->1 transitions of the threshold compare"),
+        fd(ctl_bits::rst, attr::wo, "writing 1 clears the paired counter"),
+        {"rsv", 16, 16, attr::rv, "reserved"},
+        fd(ctl_bits::umask, a, "sub-event select"),
+        fd(ctl_bits::ev_sel, a, "event select"),
+    };
+}
+
+std::vector<field_def> cbo_box_ctl_fields(box_ctl_style style) {
+    namespace b = box_ctl_bits;
+    std::vector<field_def> f = {{"rsv", 63, 32, attr::rv, "reserved"}};
+    switch (style) {
+        case box_ctl_style::frz_en:
+            f.push_back({"rsv", 31, 18, attr::rv, "reserved"});
+            f.push_back({"rsv", 17, 17, attr::rv, "reserved"});
+            f.push_back(fd(b::frz_en, attr::rw, "the box obeys frz only when set"));
+            f.push_back({"rsv", 15, 9, attr::rv, "reserved"});
+            f.push_back(fd(b::frz, attr::rw, "freeze the box's counters (with frz_en)"));
+            break;
+        case box_ctl_style::write1_16_17:
+            f.push_back({"ig", 31, 18, attr::rv, "ignored"});
+            f.push_back(fd(b::write1, attr::rv_w1, "software must write 1; stored, no effect"));
+            f.push_back({"ig", 15, 9, attr::rv, "ignored"});
+            f.push_back(fd(b::frz, attr::rw, "freeze the box's counters"));
+            break;
+        case box_ctl_style::none:
+        case box_ctl_style::frz_en_no_resets: throw std::logic_error("a CBo BOX_CTL of another style");
+    }
+    f.push_back({"rsv", 7, 2, attr::rv, "reserved"});
+    f.push_back(fd(b::rst_ctrs, attr::wo, "writing 1 clears the box's counters"));
+    f.push_back(fd(b::rst_ctrl, attr::wo, "writing 1 clears the box's counter controls"));
+    return f;
+}
+
+}  // namespace
+
+register_table cbo_register_table(cpu_model cpu, unsigned unit) {
+    const box_desc& c = describe(cpu).need(box_kind::cbo);
+    if (unit >= c.units) throw std::out_of_range("no caching agent " + std::to_string(unit));
+    const uint32_t base = 0xD00 + 0x20 * unit;
+    const std::string p = "C" + std::to_string(unit) + "_MSR_PMON_";
+    register_table t;
+    t.title = "caching agent " + std::to_string(unit) + " PMON MSRs";
+    t.msr_space = true;
+    t.regs.push_back({p + "BOX_CTL", base + 0x04, 8, 0, reg_role::box_ctl, 0, cbo_box_ctl_fields(c.box_ctl)});
+    for (uint8_t i = 0; i < c.counters; ++i)
+        t.regs.push_back({p + "CTL" + std::to_string(i), base + 0x10 + i, 8, 0, reg_role::ctl, i, cbo_ctl_fields(c.ctl)});
+    for (uint8_t i = 0; i < c.counters; ++i)
+        t.regs.push_back(msr_counter(p + "CTR" + std::to_string(i), base + 0x16 + i, c.width, reg_role::ctr, i));
+    // The filters: their fields per personality (no behaviour: stored).
+    switch (c.filters) {
+        case cbo_filters::none: break;
+        case cbo_filters::one_filter:
+            t.regs.push_back({p + "BOX_FILTER", base + 0x14, 8, 0, reg_role::stored, 0,
+                              {{"rsv", 63, 32, attr::rv, "reserved"},
+                               {"opc", 31, 23, attr::rw, "request opcode for TOR_INSERTS/TOR_OCCUPANCY"},
+                               {"state", 22, 18, attr::rw, "LLC states for LLC_LOOKUP, a bit each"},
+                               {"nid", 17, 10, attr::rw, "node ID mask for the _NID sub-events"},
+                               {"rsv", 9, 5, attr::rv, "reserved"},
+                               {"tid", 4, 0, attr::rw, "thread/core ID for counters with tid_en"}}});
+            break;
+        case cbo_filters::two_filters:
+            t.regs.push_back({p + "BOX_FILTER0", base + 0x14, 8, 0, reg_role::stored, 0,
+                              {{"rsv", 63, 23, attr::rv, "reserved"},
+                               {"state", 22, 17, attr::rw, "LLC states for LLC_LOOKUP, a bit each"},
+                               {"rsv", 16, 9, attr::rv, "reserved"},
+                               {"link", 8, 5, attr::rw, "QPI link for RxR_IPQ_RETRY.QPI_CREDITS (Linux's; stored)"},
+                               {"tid", 4, 0, attr::rw, "thread/core ID for counters with tid_en"}}});
+            t.regs.push_back({p + "BOX_FILTER1", base + 0x1A, 8, 0, reg_role::stored, 1,
+                              {{"rsv", 63, 32, attr::rv, "reserved"},
+                               {"isoc", 31, 31, attr::rw, "match isochronous requests"},
+                               {"nc", 30, 30, attr::rw, "match non-coherent requests"},
+                               {"c6", 29, 29, attr::rw, "Linux's filter_c6 (stored)"},
+                               {"opc", 28, 20, attr::rw, "request opcode for TOR_INSERTS/TOR_OCCUPANCY"},
+                               {"rsv", 19, 16, attr::rv, "reserved"},
+                               {"nid", 15, 0, attr::rw, "node ID mask for the _NID sub-events"}}});
+            break;
+    }
+    return t;
+}
+
+}  // namespace pmonsim
