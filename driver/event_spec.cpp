@@ -454,9 +454,12 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
     const std::string mods = comma == std::string::npos ? std::string() : text.substr(comma + 1);
 
     const auto slash = body.find('/');
-    if (slash == std::string::npos)
-        d.fail("expected BOX/EVENT (box ubox, ubox_fixed, r2pcie, qpi0..qpi2) or a Linux perf "
-               "PMU/event=...,umask=.../");
+    if (slash == std::string::npos) {
+        std::string kinds;  // the CPU's box kinds, a numbered one as "qpi0.."
+        for (const box_desc& b : describe(d.cpu).boxes)
+            kinds += (kinds.empty() ? "" : ", ") + std::string(to_string(b.kind)) + (numbered(b.kind) ? "0.." : "");
+        d.fail("expected BOX/EVENT (box " + kinds + ") or a Linux perf PMU/event=...,umask=.../");
+    }
     const std::string box = lower(trim(body.substr(0, slash)));
     std::string rest = trim(body.substr(slash + 1));
 

@@ -326,6 +326,7 @@ struct alignas(64) binary_trace_decoder::impl {
         unsigned subs = 8;                // how many sub values there can be
         int16_t plain_input = -1;        // an event without sub-events: its input
         bool clockticks = false;
+        bool mirror = false;  // the CBo's COUNTER0_OCCUPANCY: counter 0's increment
     };
     struct box_table {
         const event_catalog* cat;
@@ -379,6 +380,7 @@ struct alignas(64) binary_trace_decoder::impl {
             e.def = &evs[i];
             e.index = i;
             e.clockticks = evs[i].name == describe(cat.cpu()).need(cat.kind()).clock_event;
+            e.mirror = describe(cat.cpu()).need(cat.kind()).mirror_code == evs[i].code;
             e.input.fill(-1);
             if (evs[i].enumerated) e.subs = static_cast<unsigned>(evs[i].encodings().size());
             for (int b = 0; b < static_cast<int>(e.subs); ++b)
@@ -1006,6 +1008,9 @@ struct alignas(64) binary_trace_decoder::impl {
         const event_def& def = *info.def;
         if (info.clockticks)
             bad("event", detail::hex2(code), "cannot be driven: " + def.name + " counts the box's own clock");
+        if (info.mirror)
+            bad("event", detail::hex2(code),
+                "cannot be driven: " + def.name + " is counter 0's increment (drive counter 0's event)");
         r.event = info.index;
 
         // Sub-event.

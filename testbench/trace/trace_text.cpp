@@ -492,6 +492,8 @@ struct alignas(64) text_trace_decoder::impl {
         const event_def& def = cat.events()[e];
         if (def.name == describe(ctx.cpu).need(r.kind).clock_event)
             bad(c_event, cell, "cannot be driven: " + def.name + " counts the box's own clock");
+        if (describe(ctx.cpu).need(r.kind).mirror_code == def.code)
+            bad(c_event, cell, "cannot be driven: " + def.name + " is counter 0's increment (drive counter 0's event)");
 
         // Sub-event.
         if (dotted && !um.empty())

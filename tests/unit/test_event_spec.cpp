@@ -407,8 +407,8 @@ TEST(EventSpecErrors, BoxesMustExist) {
     EXPECT_EQ(error_of("sbox0/CLOCKTICKS"),
               "sbox0/CLOCKTICKS: unknown box 'sbox0' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14) (did you mean ubox, cbo0 or cbo10?)");
     EXPECT_EQ(error_of("CLOCKTICKS"),
-              "CLOCKTICKS: expected BOX/EVENT (box ubox, ubox_fixed, r2pcie, qpi0..qpi2) or a Linux "
-              "perf PMU/event=...,umask=.../");
+              "CLOCKTICKS: expected BOX/EVENT (box ubox, ubox_fixed, r2pcie, qpi0.., imc0.., ha0.., r3qpi0.., "
+              "cbo0..) or a Linux perf PMU/event=...,umask=.../");
     EXPECT_EQ(error_of("qpi0/"), "qpi0/: no event after 'qpi0/'");
     EXPECT_EQ(error_of("  "), "empty event specification");
 }

@@ -472,6 +472,7 @@ TEST(TraceBinaryRoundTrip, EventsWithEveryCatalogInputBothWays) {
             for (unsigned i = 0; i < cat.input_count(); ++i) {
                 const event_def& def = cat.events()[cat.input(i).event];
                 if (def.name == describe(cpu).need(k).clock_event) continue;
+                if (def.code == describe(cpu).need(k).mirror_code) continue;  // (counter 0's increment)
                 ASSERT_EQ(cat.find(def.code, def.ext), cat.input(i).event) << def.name;
                 event_record e;
                 e.time = t;

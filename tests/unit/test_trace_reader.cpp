@@ -662,6 +662,9 @@ TEST(TraceEvents, ValueErrors) {
         {"1,r2pcie,0x01,,,1,,",
          "e.csv:2:3: column 'event': '0x01' cannot be driven: CLOCKTICKS counts the box's own "
          "clock"},
+        {"1,cbo3,COUNTER0_OCCUPANCY,,,1,,",
+         "e.csv:2:3: column 'event': 'COUNTER0_OCCUPANCY' cannot be driven: COUNTER0_OCCUPANCY is counter 0's "
+         "increment (drive counter 0's event)"},
         {"1,ha0,ADDR_OPC_MATCH,0x06,,1,,",  // (an enumerated event: 0x06 is no encoding)
          "e.csv:2:4: column 'umask': '0x06' is not an encoding of ADDR_OPC_MATCH (ADDR, OPC, FILT, AD, BL, AK)"},
         {"1,ha0,ADDR_OPC_MATCH.bit1,,,1,,",
