@@ -55,32 +55,28 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
         case box_ctl_style::frz_en_no_resets: s.has_box_ctl = s.freeze_needs_frz_en = true; break;
         case box_ctl_style::write1_16_17: s.has_box_ctl = true; break;
     }
+    s.name = unit_name(kind, unit);  // "ubox", "qpi1", "imc5"
     switch (kind) {
         case box_kind::ubox:
-            s.name = "ubox";
             s.table = only_roles(ubox_register_table(cpu),
                                  {reg_role::ctl, reg_role::ctr, reg_role::box_status});
             s.thresh = ctl_bits::thresh5;
             s.ev_sel0_is_idle = true;
             break;
         case box_kind::ubox_fixed:
-            s.name = "ubox_fixed";
             s.table = only_roles(ubox_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
             s.fixed = true;
             break;
         case box_kind::r2pcie:
-            s.name = "r2pcie";
             s.table = r2pcie_register_table(cpu);
             break;
         case box_kind::qpi:
-            s.name = "qpi" + std::to_string(unit);
             s.table = qpi_pmon_register_table(cpu, unit);
             for (const auto& r : qpi_filter_register_table(cpu, unit).regs)
                 if (r.role != reg_role::vendor_device) s.table.regs.push_back(r);
             s.filter = packet_filter::qpi_match_mask;
             break;
         case box_kind::uncore:
-            s.name = "uncore";
             s.table = only_roles(nhm_uncore_register_table(cpu),
                                  {reg_role::ctl, reg_role::ctr, reg_role::addr_match});
             s.has_rst = false;  // bit 17 is OCC_CTR_RST there
@@ -88,23 +84,18 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
             s.gate = global_gate::uncore_general;
             break;
         case box_kind::imc:
-            s.name = unit_name(kind, unit);
             s.table = imc_register_table(cpu, unit);
             break;
         case box_kind::ha:
-            s.name = unit_name(kind, unit);
             s.table = ha_register_table(cpu, unit);
             break;
         case box_kind::r3qpi:
-            s.name = unit_name(kind, unit);
             s.table = r3qpi_register_table(cpu, unit);
             break;
         case box_kind::cbo:
-            s.name = unit_name(kind, unit);
             s.table = cbo_register_table(cpu, unit);
             break;
         case box_kind::uncore_fixed:
-            s.name = "uncore_fixed";
             s.table = only_roles(nhm_uncore_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
             s.fixed = true;
             s.en = nhm_bits::fixed_en;
