@@ -53,6 +53,7 @@ struct box_regs {
             case reg_role::pkt_match1: return match1;
             case reg_role::pkt_mask0: return mask0;
             case reg_role::pkt_mask1: return mask1;
+            case reg_role::band_filter: return ref.band_filter;
             default: return r.reset;
         }
     }
@@ -75,6 +76,7 @@ struct box_regs {
             case reg_role::pkt_match1: match1 = static_cast<uint32_t>(merged(match1, value, mask)); break;
             case reg_role::pkt_mask0: mask0 = static_cast<uint32_t>(merged(mask0, value, mask)); break;
             case reg_role::pkt_mask1: mask1 = static_cast<uint32_t>(merged(mask1, value, mask)); break;
+            case reg_role::band_filter: ref.band_filter = merged(ref.band_filter, value, mask); break;
             default: break;  // read-only
         }
     }
@@ -205,7 +207,7 @@ private:
 
 std::vector<socket_regs> make_sockets(const uncore_config& cfg) {
     std::vector<socket_regs> out(cfg.sockets);
-    const clock_domain uclk(cfg.uclk_hz()), qclk(cfg.qclk_hz()), dclk(cfg.dclk_hz());
+    const clock_domain uclk(cfg.uclk_hz()), qclk(cfg.qclk_hz()), dclk(cfg.dclk_hz()), pclk(cfg.pclk_hz());
     for (socket_regs& s : out) {
         s.global_freeze = cfg.start_frozen;
         s.boxes.push_back(std::make_unique<box_regs>(make_box_spec(box_kind::ubox, cfg.cpu), uclk));
@@ -222,14 +224,14 @@ std::vector<socket_regs> make_sockets(const uncore_config& cfg) {
         }
         // The other PCI boxes: one PMON function per unit, its box's own table.
         for (const box_desc& d : describe(cfg.cpu).boxes) {
-            if (d.kind == box_kind::cbo)  // the caching agents: MSRs of their own
+            if (d.kind == box_kind::cbo || d.kind == box_kind::pcu)  // MSR boxes with registers of their own
                 for (unsigned u = 0; u < cfg.units_present(d); ++u) {
                     box_spec spec = make_box_spec(d.kind, cfg.cpu, u);
                     for (const register_def& r : spec.table.regs) {
                         s.msr_table.regs.push_back(r);
                         s.msr_box[r.offset] = static_cast<int>(s.boxes.size());
                     }
-                    s.boxes.push_back(std::make_unique<box_regs>(std::move(spec), uclk));
+                    s.boxes.push_back(std::make_unique<box_regs>(std::move(spec), d.clock == box_clock::pclk ? pclk : uclk));
                 }
             if (!pmon_function_per_unit(d.kind)) continue;  // (above, or MSRs)
             for (unsigned u = 0; u < cfg.units_present(d); ++u) {
@@ -251,6 +253,8 @@ struct own_counter {
     bool fixed = false;
     std::vector<unsigned> inputs;  // summed each cycle
     bool add_cto = false;          // QPI CTO_COUNT: plus the cycle's matching headers
+    bool free = false;             // the PCU's residency: never frozen, 64 bits
+    int band = -1;                 // the PCU's band events: the byte the input must reach
     uint32_t thresh = 0;
     bool invert = false, edge = false, prev = false;
     uint64_t value = 0, wraps = 0;
@@ -263,12 +267,21 @@ std::vector<own_counter> decode_counters(const box_regs& b) {
         own_counter& c = out[i];
         const uint32_t ctl = b.ref.counter(i).ctl;
         c.value = b.ref.counter(i).value;
+        if (sp.is_free(i)) {  // the PCU's residency: cycles its input is not 0
+            c.live = true;
+            c.inputs = {static_cast<unsigned>(sp.free_inputs[i - static_cast<unsigned>(sp.free_first)])};
+            c.thresh = 1;
+            c.free = true;
+            continue;
+        }
         if (!((ctl >> 22) & 1)) continue;
         if (sp.is_fixed(i)) {
             c.live = c.fixed = true;
             continue;
         }
-        const uint8_t ev = ctl & 0xFF, umask = (ctl >> 8) & 0xFF;
+        const uint8_t ev = ctl & 0xFF;
+        const bool occupancy = sp.occupancy && (ev & 0x80);  // the PCU: occ_sel, occ_invert, occ_edge_det
+        const uint8_t umask = sp.occupancy && !occupancy ? 0 : (ctl >> 8) & 0xFF;
         const bool ext = sp.has_ext && ((ctl >> 21) & 1);
         if (sp.ev_sel0_is_idle && ev == 0) continue;
         auto sel = sp.catalog->select(ev, ext, umask);
@@ -277,8 +290,10 @@ std::vector<own_counter> decode_counters(const box_regs& b) {
         c.inputs = sel.inputs;
         c.add_cto = sp.kind == box_kind::qpi && ev == 0x38 && ext;
         c.thresh = (ctl >> 24) & ((1u << sp.thresh_bits) - 1);
-        c.invert = sp.has_invert && ((ctl >> 23) & 1);
-        c.edge = (ctl >> 18) & 1;
+        c.invert = occupancy ? (ctl >> 30) & 1 : sp.has_invert && ((ctl >> 23) & 1);
+        c.edge = occupancy ? (ctl >> 31) & 1 : (ctl >> 18) & 1;
+        if (const int band = sp.catalog->events()[*sel.event].band; band >= 0)
+            c.band = static_cast<int>((b.ref.band_filter >> (8 * band)) & 0xFF);
     }
     return out;
 }
@@ -382,10 +397,11 @@ class clocked_platform {
 public:
     clocked_platform(const baseline_options& o, std::vector<socket_regs>& sockets)
         : o_(o), ctx_{o.cfg.cpu, o.cfg.sockets, o.cfg.qpi_ports, o.cfg.memory_controllers, o.cfg.cores_per_socket(),
-               o.cfg.uclk_hz(), o.cfg.qclk_hz(), o.cfg.dclk_hz()},
+               o.cfg.uclk_hz(), o.cfg.qclk_hz(), o.cfg.dclk_hz(), o.cfg.pclk_hz()},
           uclk_period_(period_ps(o.cfg.uclk_hz(), "UCLK")), qclk_period_(period_ps(o.cfg.qclk_hz(), "QCLK")),
-          dclk_period_(period_ps(o.cfg.dclk_hz(), "DCLK")), uclk_("uclk", from_ps(uclk_period_)),
-          qclk_("qclk", from_ps(qclk_period_)), dclk_("dclk", from_ps(dclk_period_)) {
+          dclk_period_(period_ps(o.cfg.dclk_hz(), "DCLK")), pclk_period_(period_ps(o.cfg.pclk_hz(), "PCLK")),
+          uclk_("uclk", from_ps(uclk_period_)), qclk_("qclk", from_ps(qclk_period_)),
+          dclk_("dclk", from_ps(dclk_period_)), pclk_("pclk", from_ps(pclk_period_)) {
         end_ = clock_domain(o.cfg.uclk_hz()).cycle_start(o.uclk_cycles);
         for (unsigned s = 0; s < sockets.size(); ++s) {
             std::vector<std::unique_ptr<clocked_box>> row;
@@ -398,6 +414,7 @@ public:
                     case box_clock::uclk: row.back()->clk(uclk_); break;
                     case box_clock::qclk: row.back()->clk(qclk_); break;
                     case box_clock::dclk: row.back()->clk(dclk_); break;
+                    case box_clock::pclk: row.back()->clk(pclk_); break;
                 }
                 index_[{b->spec.kind, unit_of(*b)}] = row.size() - 1;
             }
@@ -443,8 +460,8 @@ private:
         return d < n.size() && numbered(b.spec.kind) ? static_cast<unsigned>(std::stoul(n.substr(d))) : 0;
     }
 
-    uint64_t uclk_period_, qclk_period_, dclk_period_;
-    sc_core::sc_clock uclk_, qclk_, dclk_;
+    uint64_t uclk_period_, qclk_period_, dclk_period_, pclk_period_;
+    sc_core::sc_clock uclk_, qclk_, dclk_, pclk_;
     std::map<std::pair<box_kind, unsigned>, size_t> index_;  // a socket's box by (kind, unit)
     std::vector<std::vector<std::unique_ptr<clocked_box>>> boxes_;
     trace::trace_merger merger_;
@@ -560,20 +577,21 @@ void clocked_box::tick() {
 }
 
 void clocked_box::count_own() {
-    if (frozen_) return;
     const box_spec& sp = regs_.spec;
+    bool frozen = frozen_;
     if (sp.has_box_ctl) {
         const uint32_t bc = regs_.ref.box_ctl;
         const bool frz = (bc >> 8) & 1, frz_en = (bc >> 16) & 1;
-        if (sp.freeze_needs_frz_en ? frz && frz_en : frz) return;
+        frozen = frozen || (sp.freeze_needs_frz_en ? frz && frz_en : frz);
     }
-    const uint64_t wmask = sp.width >= 64 ? ~0ull : (1ull << sp.width) - 1;
     for (own_counter& c : own_) {
-        if (!c.live) continue;
+        if (!c.live || (frozen && !c.free)) continue;
+        const uint64_t wmask = sp.width >= 64 || c.free ? ~0ull : (1ull << sp.width) - 1;
         uint64_t inc = 1;
         if (!c.fixed) {
             inc = c.add_cto ? cto_ : 0;
             for (unsigned i : c.inputs) inc += in_[i];
+            if (c.band >= 0) inc = inc >= static_cast<uint64_t>(c.band);
         }
         uint64_t add = inc;
         if (c.thresh) {
@@ -581,8 +599,9 @@ void clocked_box::count_own() {
             add = c.edge ? (hit && !c.prev) : hit;
             c.prev = hit;
         }
+        const uint64_t before = c.value;
         c.value += add;
-        if (c.value > wmask) {
+        if (c.value > wmask || c.value < before) {
             c.wraps += 1;  // at most one per cycle: increments are far below 2^width
             c.value &= wmask;
         }

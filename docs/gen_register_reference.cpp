@@ -83,6 +83,25 @@ void print_registers(cpu_model cpu) {
 
     const register_table msr = socket_msr_table(cpu);
     print_table(msr, true, c + ": " + msr.title);
+    // The MSR boxes with registers of their own (caching agents, PCU): unit 0
+    // in full, every unit by its BOX_CTL.
+    for (const box_desc& b : describe(cpu).boxes) {
+        const register_table t0 = make_box_spec(b.kind, cpu, 0).table;
+        if (!t0.msr_space || msr.find(t0.regs.front().offset)) continue;  // (the socket's table above)
+        print_table(t0, true, c + ": " + t0.title);
+        if (b.units < 2) continue;
+        std::printf("### %s: %s MSRs of every unit\n\n", c.c_str(), to_string(b.kind));
+        std::printf("Every unit has the registers of unit 0 above at its own addresses; a machine has one unit per "
+                    "core.\n\n");
+        std::printf("| Box | Its BOX_CTL | MSR |\n");
+        std::printf("|---|---|---|\n");
+        for (unsigned u = 0; u < b.units; ++u) {
+            const register_table t = make_box_spec(b.kind, cpu, u).table;
+            std::printf("| %s | %s | %s |\n", unit_name(b.kind, u).c_str(), t.regs.front().name.c_str(),
+                        hex(t.regs.front().offset, 3).c_str());
+        }
+        std::printf("\n");
+    }
     if (!describe(cpu).box(box_kind::r2pcie)) return;  // (an MSR-only uncore)
     const register_table r2 = r2pcie_register_table(cpu);
     print_table(r2, false, c + ": " + r2.title + ", DID " + hex(device_id(r2), 4));

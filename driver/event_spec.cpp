@@ -138,6 +138,7 @@ std::optional<box_kind> fixed_of(box_kind kind) {
         case box_kind::ha:
         case box_kind::r3qpi:
         case box_kind::cbo:
+        case box_kind::pcu:
         case box_kind::imc: return std::nullopt;  // (the iMC's DCLK counter is in its own box)
     }
     return std::nullopt;
@@ -162,6 +163,9 @@ struct draft {
     uint8_t umask = 0;
     unsigned thresh = 0;
     bool edge = false, inv = false;
+    bool occ_invert = false, occ_edge = false;  // the PCU's occupancy events
+    int band = -1;                  // filter_bandK given: K, and its byte
+    uint8_t band_value = 0;
     uint64_t match = 0, mask = 0;
     std::string filter_term;              // the first filter term given, for errors
     std::string modifier_term;            // the first thresh/edge/inv term given, for errors
@@ -306,6 +310,17 @@ bool apply_common(draft& d, const std::string& key, const std::optional<std::str
         d.edge = parse_flag(d, term, value);
     } else if (key == "inv") {
         set_inv(d, term, parse_flag(d, term, value));
+    } else if (key == "occ_invert" || key == "occ_edge") {
+        if (!d.box->occupancy) d.fail(term + ": only the PCU's occupancy events have " + key);
+        (key == "occ_invert" ? d.occ_invert : d.occ_edge) = parse_flag(d, term, value);
+    } else if (key.size() == 12 && key.compare(0, 11, "filter_band") == 0 && key[11] >= '0' && key[11] <= '3') {
+        if (!describe(d.cpu).need(d.kind).band_filter) d.fail(term + ": only the PCU has a band filter");
+        const uint64_t v = need_value();
+        if (v > 0xFF) d.fail(term + " does not fit the band filter's byte (0-255, 100 MHz steps)");
+        if (d.band >= 0 && d.band != key[11] - '0') d.fail(term + ": one band per event");
+        d.band = key[11] - '0';
+        d.band_value = static_cast<uint8_t>(v);
+        return true;
     } else if (key == "socket") {
         uint64_t v = need_value();
         if (v > 0xFFFF) d.fail(term + ": no such socket");
@@ -364,6 +379,9 @@ std::string modifiers_suffix(const draft& d) {
     if (d.thresh) s += ",thresh=" + std::to_string(d.thresh);
     if (d.edge) s += ",edge";
     if (d.inv) s += ",inv";
+    if (d.occ_edge) s += ",occ_edge";
+    if (d.occ_invert) s += ",occ_invert";
+    if (d.band >= 0) s += ",filter_band" + std::to_string(d.band) + "=" + std::to_string(d.band_value);
     return s;
 }
 
@@ -427,11 +445,28 @@ event_spec finish(draft& d) {
         d.fail("edge needs thresh >= 1 (edge detection acts on the threshold comparison)");
     if (d.inv && d.thresh == 0)
         d.fail("inv needs thresh >= 1 (invert acts on the threshold comparison)");
+    // The PCU (decisions.md B10, B11): occupancy events take occ_edge and
+    // occ_invert instead of edge and inv; a band event takes its byte.
+    const bool occupancy = d.box->occupancy && pcu_bits::occ_event.test(d.code);
+    if ((d.occ_edge || d.occ_invert) && !occupancy)
+        d.fail(std::string(d.occ_edge ? "occ_edge" : "occ_invert") +
+               " applies to occupancy events (ev_sel bit 7: POWER_STATE_OCCUPANCY), not to " + ev.name);
+    if (occupancy && (d.edge || d.inv))
+        d.fail(std::string(d.edge ? "edge" : "inv") + " does not apply to an occupancy event: use " +
+               (d.edge ? "occ_edge" : "occ_invert"));
+    if ((d.occ_edge || d.occ_invert) && d.thresh == 0)
+        d.fail("occ_edge and occ_invert need thresh >= 1 (they act on the threshold comparison)");
+    if (d.band >= 0 && ev.band != d.band)
+        d.fail("filter_band" + std::to_string(d.band) + ": " + ev.name + " reads " +
+               (ev.band < 0 ? std::string("no band") : "band " + std::to_string(ev.band)));
 
     s.event = *idx;
     s.ctl = static_cast<uint32_t>(ctl_bits::ev_sel.put(d.code) | ctl_bits::umask.put(d.umask) |
                                   ctl_bits::edge.put(d.edge) | ctl_bits::ext.put(d.ext) |
-                                  ctl_bits::invert.put(d.inv) | ctl_bits::thresh.put(d.thresh));
+                                  ctl_bits::invert.put(d.inv) | d.box->thresh.put(d.thresh) |
+                                  pcu_bits::occ_invert.put(d.occ_invert) | pcu_bits::occ_edge.put(d.occ_edge));
+    s.band = ev.band;
+    s.band_value = d.band_value;
     s.has_filter = cto;
     s.match = d.match;
     s.mask = d.mask;
@@ -611,8 +646,9 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
     for (const term& t : terms)
         if (!apply_common(d, t.key, t.value, t.text))
             d.fail("unknown modifier '" + t.text +
-                   "' (thresh=, edge, inv, socket=, and for CTO_COUNT match0=/match1=/mask0=/mask1=, "
-                   "match=/mask=, config1=/config2=, match_*/mask_*)");
+                   "' (thresh=, edge, inv, socket=, for CTO_COUNT match0=/match1=/mask0=/mask1=, "
+                   "match=/mask=, config1=/config2=, match_*/mask_*, for the PCU occ_edge, occ_invert, "
+                   "filter_band0..3=)");
     return finish(d);
 }
 
@@ -632,8 +668,8 @@ event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
     else d.fail("unknown PMU '" + pmu + "' (" + pmu_names(d.cpu, qpi_ports) + ")");
     if (trim(body).empty()) d.fail("no terms between the slashes");
 
-    // Linux's format: event is config:0-7 (QPI: config:0-7,21), umask config:8-15.
-    const bool qpi = d.kind == box_kind::qpi;
+    // Linux's format: event is config:0-7 (QPI, and the PCU here: config:0-7,21), umask config:8-15.
+    const bool qpi = d.box->has_ext;
     const unsigned event_bits = qpi ? 9 : 8;
     bool have_event = false;
     for (const term& t : split_terms(d, body, "term")) {
@@ -653,11 +689,16 @@ event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
             uint64_t v = value();
             if (v > 0xFF) d.fail(t.text + " does not fit the umask field (config:8-15)");
             d.umask = static_cast<uint8_t>(v);
+        } else if (t.key == "occ_sel" && d.box->occupancy) {  // the PCU: config:14-15
+            uint64_t v = value();
+            if (v > 3) d.fail(t.text + " does not fit occ_sel (config:14-15: 0-3)");
+            d.umask = static_cast<uint8_t>((d.umask & 0x3F) | v << (pcu_bits::occ_sel.lo - ctl_bits::umask.lo));
         } else if (t.key == "config") {
             uint64_t v = value();
             namespace c = ctl_bits;
             const uint64_t allowed = c::ev_sel.mask() | c::umask.mask() | c::edge.mask() |
-                                     (qpi ? c::ext.mask() : 0) | c::invert.mask() | d.box->thresh.mask();
+                                     (qpi ? c::ext.mask() : 0) | c::invert.mask() | d.box->thresh.mask() |
+                                     (d.box->occupancy ? pcu_bits::occ_invert.mask() | pcu_bits::occ_edge.mask() : 0);
             if (const uint64_t bad = v & ~allowed)
                 d.fail(t.text + " sets bits " + hex(bad) +
                        " that are not event, umask, edge, inv or thresh");
@@ -667,6 +708,8 @@ event_spec parse_perf(draft& d, const std::string& text, unsigned qpi_ports) {
             d.ext = c::ext.test(v);
             set_inv(d, t.text, c::invert.test(v));
             d.thresh = static_cast<unsigned>(d.box->thresh.get(v));
+            d.occ_invert = pcu_bits::occ_invert.test(v);
+            d.occ_edge = pcu_bits::occ_edge.test(v);
             if (d.modifier_term.empty() && (d.edge || d.inv || d.thresh)) d.modifier_term = t.text;
             have_event = true;
         } else if (!apply_common(d, t.key, t.value, t.text)) {

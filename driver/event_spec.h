@@ -64,12 +64,17 @@ struct event_spec {
     unsigned unit = 0;         // QPI port; 0 for the other boxes
     bool fixed = false;        // the UBox UCLK fixed counter (kind ubox_fixed)
     // Counter control without the en bit (22):
-    // ev_sel | umask<<8 | edge<<18 | ext<<21 | inv<<23 | thresh<<24. 0 for the fixed counter.
+    // ev_sel | umask<<8 | edge<<18 | ext<<21 | inv<<23 | thresh<<24 (the PCU: and
+    // occ_invert<<30 | occ_edge<<31). 0 for the fixed counter.
     uint32_t ctl = 0;
     // QPI CTO_COUNT uses the port's one packet filter (always, even when it
     // matches everything): match = {MATCH1,MATCH0}, mask = {MASK1,MASK0}.
     bool has_filter = false;
     uint64_t match = 0, mask = 0;
+    // The PCU's band events (FREQ_BANDk_CYCLES): k, and the byte its band
+    // filter needs (decisions.md B11); -1: no band.
+    int band = -1;
+    uint8_t band_value = 0;
     uint8_t counters = 0;              // allowed counters (bit i: counter i); fixed: 0x1
     std::optional<unsigned> event;     // index in catalog_for(kind, cpu); none for the fixed counter
     std::optional<unsigned> socket;    // socket=N: only that socket; none: every socket

@@ -1,5 +1,6 @@
 #include "driver/scheduler.h"
 
+#include <array>
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -153,6 +154,18 @@ std::vector<assignment> schedule(const std::vector<event_spec>& events, unsigned
                     throw schedule_error(label + ": CTO_COUNT filters differ: " + filter->local_name() +
                                          " and " + e.local_name() +
                                          " (a QPI port has one match/mask filter)");
+            }
+
+            // One band filter byte per band in the PCU.
+            std::array<const event_spec*, 4> band{};
+            for (std::size_t i : group) {
+                const event_spec& e = events[i];
+                if (e.band < 0) continue;
+                const event_spec*& b = band[static_cast<std::size_t>(e.band)];
+                if (!b) b = &e;
+                else if (b->band_value != e.band_value)
+                    throw schedule_error(label + ": band filters differ: " + b->local_name() + " and " +
+                                         e.local_name() + " (the band filter has one byte per band)");
             }
 
             const unsigned n = counters_of(first.kind, cpu);

@@ -37,13 +37,13 @@ std::string hex(uint64_t v) {
 pmon_session::pmon_session(target& t, topology topo)
     : t_(t), topo_(std::move(topo)), msr_table_(socket_msr_table(topo_.cpu)) {
     if (topo_.sockets.empty()) throw session_error("the topology has no socket");
-    // The MSR boxes of several units (the caching agents), each with MSRs of
-    // its own: every unit the CPU can have (one the machine lacks refuses the
-    // access, and the setup is undone).
+    // The MSR boxes with MSRs of their own (the caching agents, the PCU):
+    // every unit the CPU can have (one the machine lacks refuses the access,
+    // and the setup is undone).
     for (const box_desc& b : describe(topo_.cpu).boxes)
-        for (unsigned u = 0; numbered(b.kind) && u < b.units; ++u) {
+        for (unsigned u = 0; u < (numbered(b.kind) ? b.units : 1u); ++u) {
             const register_table& t = spec_for(b.kind, topo_.cpu, u).table;
-            if (!t.msr_space) break;
+            if (!t.msr_space || t.regs.empty() || msr_table_.find(t.regs.front().offset)) break;  // (the socket's)
             msr_table_.regs.insert(msr_table_.regs.end(), t.regs.begin(), t.regs.end());
         }
 }
@@ -218,6 +218,17 @@ void pmon_session::program_boxes() {
     std::set<std::tuple<unsigned, box_kind, unsigned>> boxes;
     for (const placed& p : placed_) boxes.insert({p.a.socket, p.a.kind, p.a.unit});
     for (const auto& [s, kind, unit] : boxes) box_freeze(s, kind, unit, true, true);
+    // The PCU's band filter: the bytes of its band events (the scheduler
+    // refused two values for one band).
+    std::map<std::tuple<unsigned, box_kind, unsigned>, uint64_t> bands;
+    for (const placed& p : placed_) {
+        const event_spec& e = events_[p.a.event];
+        if (e.band >= 0) bands[{p.a.socket, e.kind, e.unit}] |= pcu_bits::band[e.band].put(e.band_value);
+    }
+    for (const auto& [box, value] : bands) {
+        const auto& [s, kind, unit] = box;
+        msr_write(s, reg(spec_for(kind, topo_.cpu, unit).table, reg_role::band_filter).offset, value);
+    }
     for (const placed& p : placed_) {
         const event_spec& e = events_[p.a.event];
         const unsigned s = p.a.socket;

@@ -1,5 +1,6 @@
 #include "serve/perf_pmu.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <map>
@@ -39,6 +40,9 @@ const char* format_name(const field_def& f) {
     if (f.is(ctl_bits::invert)) return "inv";
     if (f.is(ctl_bits::thresh)) return f.name == "cmask" ? "cmask" : "thresh";  // (Nehalem: cmask)
     if (f.is(ctl_bits::thresh5)) return "thresh";
+    if (f.is(pcu_bits::occ_sel)) return "occ_sel";
+    if (f.is(pcu_bits::occ_invert)) return "occ_invert";
+    if (f.is(pcu_bits::occ_edge)) return "occ_edge";
     return nullptr;
 }
 
@@ -118,6 +122,16 @@ void describe_filter(presented_pmu& p, const register_table& t) {
     }
 }
 
+// The PCU's band filter: config1's bytes 0-3 are bands 0-3 (Linux's filter_band0..3).
+void describe_bands(presented_pmu& p, const register_table& t) {
+    const register_def* f = with_role(t, reg_role::band_filter);
+    if (!f) return;
+    p.band_filter = f->offset;
+    for (unsigned k = 0; k < 4; ++k)
+        p.formats.push_back({"filter_band" + std::to_string(k),
+                             "config1:" + range(pcu_bits::band[k].lo, pcu_bits::band[k].hi)});
+}
+
 // The driver's named events (its event_descs), from the box's descriptor: a
 // box type without any has no events/ directory.
 void describe_events(presented_pmu& p, cpu_model cpu) {
@@ -165,18 +179,20 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
         describe_events(p, sys.config().cpu);
         out.push_back(p);
     }
-    // The caching agents: an MSR PMU each, uncore_cbox_N (numbered MSR boxes,
-    // in unit order), after the others (whose types stay as they were).
+    // The MSR boxes with registers of their own: the caching agents, an MSR
+    // PMU each, uncore_cbox_N (in unit order), and the PCU's uncore_pcu,
+    // after the others (whose types stay as they were).
     std::map<box_kind, unsigned> next_unit;
     for (box_module* b : s.boxes()) {
         const box_spec& spec = b->core().spec();
-        if (!spec.table.msr_space || !numbered(spec.kind)) continue;
+        if (!spec.table.msr_space || socket_msrs.find(spec.table.regs.front().offset)) continue;
         presented_pmu p;
         p.kind = spec.kind;
         p.name = linux_pmu_name(pmonsim::describe(sys.config().cpu), spec.kind, next_unit[spec.kind]++);
         p.type = type++;
         p.msr = true;
         describe_box(p, spec.table);
+        describe_bands(p, spec.table);
         describe_events(p, sys.config().cpu);
         out.push_back(p);
     }
@@ -307,11 +323,16 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
     uint32_t busy = b.busy;
     bool fixed_busy = b.fixed_busy;
     uint64_t users = b.filter_users, c1 = b.config1, c2 = b.config2;
+    uint64_t bands = b.bands;
+    unsigned band_users[4];
+    std::copy(std::begin(b.band_users), std::end(b.band_users), band_users);
     std::vector<int> slots;
     for (const event* e : es) {
         const int slot = pick(*e, busy, fixed_busy);
         const bool filter_ok = !e->filter || users == 0 || (c1 == e->config1 && c2 == e->config2);
-        if (slot == -1 || !filter_ok) {
+        const uint64_t byte = e->band >= 0 ? pcu_bits::band[e->band].mask() : 0;
+        const bool band_ok = e->band < 0 || band_users[e->band] == 0 || ((bands ^ e->config1) & byte) == 0;
+        if (slot == -1 || !filter_ok || !band_ok) {
             log_("perf: no counter free for the event on " + p.name + " socket " + std::to_string(socket) +
                  ": enabled, not running");
             for (event* x : es) settle_times(*x, now_ps);
@@ -323,6 +344,10 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
             ++users;
             c1 = e->config1;
             c2 = e->config2;
+        }
+        if (e->band >= 0) {
+            ++band_users[e->band];
+            bands = (bands & ~byte) | (e->config1 & byte);
         }
         slots.push_back(slot);
     }
@@ -342,6 +367,7 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
             reg_write(f, socket, p.mask0, 4, e.config2 & 0xFFFFFFFF);
             reg_write(f, socket, p.mask0 + 4, 4, e.config2 >> 32);
         }
+        if (e.band >= 0) reg_write(p, socket, p.band_filter, 8, bands);  // every band in use
         if (e.slot == -2) reg_write(p, socket, p.fixed_ctl, 8, p.fixed_enable);
         else reg_write(p, socket, p.ctl[e.slot], p.msr ? 8 : 4, e.config | kEnable);
     }
@@ -351,6 +377,8 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
     b.filter_users = users;
     b.config1 = c1;
     b.config2 = c2;
+    b.bands = bands;
+    std::copy(std::begin(band_users), std::end(band_users), b.band_users);
 }
 
 // Takes running events of one box off their counters (they stay enabled).
@@ -370,6 +398,7 @@ void perf_counters::halt(const std::vector<event*>& es, uint64_t now_ps) {
         if (e.slot == -2) b.fixed_busy = false;
         else b.busy &= ~(1u << e.slot);
         if (e.filter && b.filter_users) --b.filter_users;
+        if (e.band >= 0 && b.band_users[e.band]) --b.band_users[e.band];
         e.slot = -1;
     }
     if (frozen) freeze(pmus_[es[0]->pmu], es[0]->socket, false);
@@ -424,6 +453,15 @@ int perf_counters::open(const wire::perf_attr& a, pid_t owner, uint64_t now_ps, 
     e.filter = p.filter_dev >= 0 && (e.config & 0xff) == 0x38;  // the QPI driver's hw_config: CTO_COUNT
     e.config1 = e.filter ? a.config1 : 0;
     e.config2 = e.filter ? a.config2 : 0;
+    // The PCU's band events take their byte of config1 (snbep_pcu_hw_config).
+    if (p.band_filter && !e.fixed) {
+        const event_catalog& cat = catalog_for(p.kind, sys_.config().cpu);
+        if (auto i = cat.find(static_cast<uint8_t>(e.config & 0xff), (e.config >> ctl_bits::ext.lo) & 1))
+            if (cat.events()[*i].band >= 0) {
+                e.band = cat.events()[*i].band;
+                e.config1 = a.config1 & pcu_bits::band[e.band].mask();
+            }
+    }
     e.since_ps = now_ps;
     if (a.group) {
         // A member joins a leader of the same box (the same PMU, counting the

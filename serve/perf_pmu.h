@@ -48,6 +48,7 @@ struct presented_pmu {
     uint32_t global_ctl = 0;               // Nehalem/Westmere: GLOBAL_CTRL, its box's on/off
     uint64_t global_enable = 0;            //   and the value the driver's enable_box writes
     uint32_t match0 = 0, mask0 = 0;        // filter registers (8 bytes each: two dwords)
+    uint32_t band_filter = 0;              // the PCU's band filter MSR (config1's bytes); 0: none
     uint64_t event_mask = 0;               // control bits a config may set
     std::vector<pmu_format> formats;
     std::vector<std::pair<std::string, std::string>> events;  // events/ aliases: name, contents
@@ -85,6 +86,7 @@ private:
         unsigned pmu, socket;
         uint64_t config, config1, config2;
         bool fixed, filter;
+        int band = -1;  // the PCU's band events: the filter byte config1 sets
         uint64_t leader = 0;  // the group's leader; 0: the event leads (or is alone)
         bool enabled = false;
         int slot = -1;  // counter index while running; the fixed counter is -2
@@ -96,6 +98,10 @@ private:
         uint32_t busy = 0;       // counters taken
         bool fixed_busy = false;
         uint64_t filter_users = 0, config1 = 0, config2 = 0;
+        // The PCU's band filter, shared by byte as the driver shares it
+        // (snbep_pcu_hw_config): the bytes in use and their users.
+        uint64_t bands = 0;
+        unsigned band_users[4] = {};
     };
     bool reg_read(const presented_pmu& p, unsigned socket, uint32_t reg, unsigned size, uint64_t& v);
     void reg_write(const presented_pmu& p, unsigned socket, uint32_t reg, unsigned size, uint64_t v);

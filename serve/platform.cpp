@@ -46,6 +46,8 @@ std::vector<platform_msr> platform_msrs(cpu_model cpu) {
         {0x3F1, 0x3F1, 0, rw, "IA32_PEBS_ENABLE"},
         {0x3F6, 0x3F6, 0xFFFF, rw, "MSR_PEBS_LD_LAT"},
         {0x3F8, 0x3FA, 0, ro, "package C3/C6/C7 residency"},
+        // (On a CPU with a PCU, 0x3FC and 0x3FD are its residency counters,
+        // which the model serves first.)
         {0x3FC, 0x3FE, 0, ro, "core C3/C6/C7 residency"},
         {0x606, 0x606, 0xA1003, ro, "MSR_RAPL_POWER_UNIT"},
         {0x60D, 0x60D, 0, ro, "package C2 residency"},
@@ -63,9 +65,6 @@ std::vector<platform_msr> platform_msrs(cpu_model cpu) {
         {0x63B, 0x63B, 0, ro, "MSR_PP0_PERF_STATUS"},
         {0x640, 0x642, 0, ro, "MSR_PP1_POWER_LIMIT, ENERGY_STATUS, POLICY"},
         {0x6E0, 0x6E0, 0, rw, "IA32_TSC_DEADLINE"},
-        // The PCU box (not modelled): BOX_CTL, CTL0-3, filter, CTR0-3.
-        {0xC24, 0xC24, 0, rw, "PCU box control (not modelled)"},
-        {0xC30, 0xC39, 0, rw, "PCU controls, filter, counters (not modelled)"},
     };
     std::sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return m;

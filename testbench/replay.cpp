@@ -25,6 +25,7 @@ trace::trace_context trace_context_of(const uncore_config& cfg) {
     c.memory_controllers = cfg.memory_controllers;
     c.cores = cfg.cores_per_socket();
     c.dclk_hz = cfg.dclk_hz();
+    c.pclk_hz = cfg.pclk_hz();
     c.uclk_hz = cfg.uclk_hz();
     c.qclk_hz = cfg.qclk_hz();
     // (Half the model's range: the flits of the last packets, queued behind

@@ -37,6 +37,7 @@ struct counter_row {
     uint64_t value, overflows;
     bool box_frozen, global_freeze;
     std::string state;  // disabled, frozen, counting, or idle (enabled, counts nothing)
+    bool outside_pmon;  // the PCU's residency counters: no control, always counting
 };
 
 struct socket_summary {
@@ -50,8 +51,8 @@ struct socket_summary {
 
 struct gathered {
     time_ps now;
-    uint64_t uclk_cycles, qclk_cycles, dclk_cycles;
-    bool has_qclk, has_dclk;  // whether any box counts QCLK, DCLK cycles
+    uint64_t uclk_cycles, qclk_cycles, dclk_cycles, pclk_cycles;
+    bool has_qclk, has_dclk, has_pclk;  // whether any box counts QCLK, DCLK, PCLK cycles
     std::vector<counter_row> rows;
     std::vector<socket_summary> sockets;
 };
@@ -62,13 +63,15 @@ gathered gather(uncore_system& sys) {
     g.uclk_cycles = clock_domain(sys.config().uclk_hz()).cycles_before(g.now);
     g.qclk_cycles = clock_domain(sys.config().qclk_hz()).cycles_before(g.now);
     g.dclk_cycles = clock_domain(sys.config().dclk_hz()).cycles_before(g.now);
+    g.pclk_cycles = clock_domain(sys.config().pclk_hz()).cycles_before(g.now);
     const cpu_desc& cpu = describe(sys.config().cpu);
-    g.has_qclk = g.has_dclk = false;
+    g.has_qclk = g.has_dclk = g.has_pclk = false;
     for (const box_desc& b : cpu.boxes)
         switch (b.clock) {
             case box_clock::uclk: break;
             case box_clock::qclk: g.has_qclk = true; break;
             case box_clock::dclk: g.has_dclk = true; break;
+            case box_clock::pclk: g.has_pclk = true; break;
         }
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         uncore_socket& sock = sys.socket(s);
@@ -81,12 +84,16 @@ gathered gather(uncore_system& sys) {
             sum.boxes.push_back({c.spec().name, {c.box_ctl(), c.box_status()}});
             for (unsigned i = 0; i < c.spec().counters; ++i) {
                 // (Disabled: its own enable is clear, or a global enable of
-                // its counter is, Nehalem's EN_PCn.)
-                const bool en = c.spec().en.test(c.counter_ctl(i)) && ((c.counter_gate() >> i) & 1u);
-                const char* state = !en ? "disabled" : c.frozen() ? "frozen"
-                                    : c.counter_counts(i) ? "counting" : "idle";
+                // its counter is, Nehalem's EN_PCn. The PCU's residency
+                // counters run outside PMON: always counting.)
+                const bool en = c.spec().is_free(i) ||
+                                (c.spec().en.test(c.counter_ctl(i)) && ((c.counter_gate() >> i) & 1u));
+                const char* state = !en                                     ? "disabled"
+                                    : c.frozen() && !c.spec().is_free(i) ? "frozen"
+                                    : c.counter_counts(i)                 ? "counting"
+                                                                          : "idle";
                 g.rows.push_back({s, c.spec().name, i, c.counter_ctl(i), c.event_name(i), c.counter_value(i),
-                                  c.counter_wraps(i), c.frozen(), sock.global().frozen(), state});
+                                  c.counter_wraps(i), c.frozen(), sock.global().frozen(), state, c.spec().is_free(i)});
             }
         }
         g.sockets.push_back(sum);
@@ -133,6 +140,7 @@ void print_table(std::ostream& os, const gathered& g, const diagnostic_sink& dia
     os << line;
     if (g.has_qclk) os << ", " << g.qclk_cycles << " QCLK cycles";
     if (g.has_dclk) os << ", " << g.dclk_cycles << " DCLK cycles";
+    if (g.has_pclk) os << ", " << g.pclk_cycles << " PCLK cycles";
     os << "\n";
     os << diags.records().size() << " diagnostic(s)\n";
     for (const auto& r : diags.records()) os << "  " << format_diagnostic(r) << "\n";
@@ -168,6 +176,10 @@ void print_json(std::ostream& os, uncore_system& sys, const gathered& g, const d
     if (g.has_dclk) {
         j["dclk_hz"] = sys.config().dclk_hz();
         j["dclk_cycles"] = g.dclk_cycles;
+    }
+    if (g.has_pclk) {
+        j["pclk_hz"] = sys.config().pclk_hz();
+        j["pclk_cycles"] = g.pclk_cycles;
     }
     j["sockets"] = ordered_json::array();
     for (const socket_summary& s : g.sockets) {
@@ -241,7 +253,7 @@ void print_report(std::ostream& os, uncore_system& sys, report_format f) {
 
 bool counted_nothing(uncore_system& sys) {
     for (const counter_row& r : gather(sys).rows)
-        if (r.state != "disabled" || r.value || r.overflows) return false;
+        if ((r.state != "disabled" && !r.outside_pmon) || r.value || r.overflows) return false;
     return true;
 }
 

@@ -64,8 +64,17 @@ event_catalog::event_catalog(box_kind kind, cpu_model cpu, std::vector<event_def
                              std::vector<filter_preset> presets)
     : kind_(kind), cpu_(cpu), events_(std::move(events)), presets_(std::move(presets)) {
     for (unsigned e = 0; e < events_.size(); ++e) {
-        first_input_.push_back(static_cast<unsigned>(inputs_.size()));
         uint8_t valid = events_[e].valid_umask();
+        if (events_[e].band >= 0) {  // one input for all band events: the frequency
+            if (valid != 0) throw std::logic_error(events_[e].name + ": a band event has no sub-events");
+            if (band_input_ < 0) {
+                band_input_ = static_cast<int>(inputs_.size());
+                inputs_.push_back({e, -1});
+            }
+            first_input_.push_back(static_cast<unsigned>(band_input_));
+            continue;
+        }
+        first_input_.push_back(static_cast<unsigned>(inputs_.size()));
         if (events_[e].enumerated) {
             const size_t n = events_[e].encodings().size();
             if (n == 0 || n > 32) throw std::logic_error(events_[e].name + ": an enumerated event has 1-32 encodings");
@@ -109,6 +118,7 @@ std::string event_catalog::input_name(unsigned i) const {
 
 std::optional<unsigned> event_catalog::input_of(unsigned event, int bit) const {
     if (event >= events_.size()) return std::nullopt;
+    if (events_[event].band >= 0) return bit < 0 ? std::optional<unsigned>(first_input_[event]) : std::nullopt;
     for (unsigned i = first_input_[event]; i < inputs_.size() && inputs_[i].event == event; ++i)
         if (inputs_[i].bit == bit) return i;
     return std::nullopt;

@@ -37,6 +37,11 @@ struct event_def {
     // (IVB-EP HA 0x59: IGR_AD_QPI2_ACCUMULATOR and IGR_CREDITS_AD_QPI2).
     std::vector<std::string> other_names = {};
     bool enumerated = false;   // umask values are encodings (see above)
+    // The PCU's FREQ_BANDk_CYCLES: counts cycles whose frequency is at least
+    // byte k of the band filter. The band events share one input, the
+    // frequency in 100 MHz steps, which a row naming any of them sets
+    // (decisions.md B11). -1: no band.
+    int8_t band = -1;
 
     // An enumerated event's distinct umask values, in the order listed.
     std::vector<uint8_t> encodings() const;
@@ -97,6 +102,7 @@ private:
     std::vector<filter_preset> presets_;
     std::vector<input_ref> inputs_;
     std::vector<unsigned> first_input_;  // per event
+    int band_input_ = -1;                // the band events' shared input
 };
 
 // An event without an extra select bit, allowed on the counters of mask

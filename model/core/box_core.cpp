@@ -124,22 +124,33 @@ void box_core::decode_ctl(unsigned i) {
     c.cond = {};
     c.inputs.clear();
     c.problem.clear();
+    c.ignored.clear();
+    c.band = -1;
     c.counts = false;
     c.diagnosed = false;
     if (spec_.is_fixed(i)) {
         c.counts = true;  // one per cycle of its clock
         return;
     }
+    if (spec_.is_free(i)) {  // cycles in which its state's occupancy is not 0
+        c.en = c.counts = true;
+        c.cond.thresh = 1;
+        c.inputs = {static_cast<unsigned>(spec_.free_inputs[i - static_cast<unsigned>(spec_.free_first)])};
+        return;
+    }
     c.cond.thresh = static_cast<uint32_t>(spec_.thresh.get(v));
     c.cond.invert = spec_.has_invert && ctl_bits::invert.test(v);
     c.cond.edge = ctl_bits::edge.test(v);
     const uint8_t ev = static_cast<uint8_t>(ctl_bits::ev_sel.get(v));
-    const uint8_t umask = static_cast<uint8_t>(ctl_bits::umask.get(v));
+    uint8_t umask = static_cast<uint8_t>(ctl_bits::umask.get(v));
     const bool ext = spec_.has_ext && ctl_bits::ext.test(v);
+    if (spec_.occupancy) decode_occupancy(c, ev, umask);
     if (spec_.ev_sel0_is_idle && ev == 0) return;  // "enabled but no event"
     auto sel = spec_.catalog->select(ev, ext, umask);
     if (!sel.error.empty()) {
         c.problem = sel.error;
+        if (spec_.occupancy && pcu_bits::occ_event.test(ev) && umask == 0)
+            c.problem = "an occupancy event (ev_sel bit 7) with occ_sel 0 selects no occupancy sub-counter";
         if (spec_.has_ext && ev == spec_.cto_code && !ext)
             c.problem = "CTO_COUNT (0x38) needs the extra select bit 21; without it 0x38 is no event";
         return;
@@ -158,8 +169,33 @@ void box_core::decode_ctl(unsigned i) {
     // (decisions.md B9).
     if (spec_.mirror_code >= 0 && ev == spec_.mirror_code && i != 0)
         c.inputs = ctr_[0].counts ? ctr_[0].inputs : std::vector<unsigned>{};
+    if (ed.band >= 0) c.band = static_cast<int32_t>(pcu_bits::band[ed.band].get(band_filter_));
     c.counts = true;
     derive_slot_weights(c);
+}
+
+// The PCU (decisions.md B10): an occupancy event (ev_sel bit 7) counts the
+// cores in the state occ_sel picks (the catalog's encodings 0x40/0x80/0xC0
+// of CTL bits 15:8) under occ_invert and occ_edge_det; another event has no
+// umask and uses invert and edge_det. The fields of the other kind are ignored.
+void box_core::decode_occupancy(counter& c, uint8_t ev, uint8_t& umask) const {
+    const uint32_t v = c.ctl;
+    std::vector<const char*> unused;
+    if (pcu_bits::occ_event.test(ev)) {
+        if (ctl_bits::edge.test(v)) unused.push_back("edge_det");
+        if (c.cond.invert) unused.push_back("invert");
+        c.cond.invert = pcu_bits::occ_invert.test(v);
+        c.cond.edge = pcu_bits::occ_edge.test(v);
+    } else {
+        if (umask != 0) unused.push_back("occ_sel");
+        if (pcu_bits::occ_invert.test(v)) unused.push_back("occ_invert");
+        if (pcu_bits::occ_edge.test(v)) unused.push_back("occ_edge_det");
+        umask = 0;
+    }
+    for (const char* f : unused) c.ignored += std::string(c.ignored.empty() ? "" : ", ") + f;
+    if (!c.ignored.empty())
+        c.ignored += pcu_bits::occ_event.test(ev) ? " set for an occupancy event (ev_sel bit 7): ignored"
+                                                  : " set for an event that is not an occupancy event: ignored";
 }
 
 // Which direction's flit slots a counter follows, and what each slot kind
@@ -203,6 +239,7 @@ void box_core::derive_slot_weights(counter& c) const {
 std::string box_core::event_name(unsigned i) const {
     const counter& c = ctr_.at(i);
     if (spec_.is_fixed(i)) return spec_.clock_name;
+    if (spec_.is_free(i)) return i == static_cast<unsigned>(spec_.free_first) ? "C3 residency" : "C6 residency";
     if (c.ctl == 0) return "-";
     const uint8_t ev = static_cast<uint8_t>(ctl_bits::ev_sel.get(c.ctl)),
                   umask = static_cast<uint8_t>(ctl_bits::umask.get(c.ctl));
@@ -247,8 +284,8 @@ cycle_t box_core::message_horizon() const {
     for (unsigned i = 0; i < ctr_.size(); ++i) {
         if (!(ov_mask_ & (1u << i))) continue;
         const counter& c = ctr_[i];
-        uint64_t m = 1;  // a threshold or the fixed counter: at most 1 per cycle
-        if (!spec_.is_fixed(i) && c.cond.thresh == 0) {
+        uint64_t m = 1;  // a threshold, a band or the fixed counter: at most 1 per cycle
+        if (!spec_.is_fixed(i) && c.cond.thresh == 0 && c.band < 0) {
             m = 0;
             for (unsigned in : c.inputs) {
                 m += inputs_[in] + rising_[in];
@@ -267,7 +304,7 @@ cycle_t box_core::message_horizon() const {
 
 bool box_core::counter_counts(unsigned i) const {
     const counter& c = ctr_.at(i);
-    return c.en && c.counts && !frozen();
+    return c.en && c.counts && (!frozen() || spec_.is_free(i));
 }
 
 // ---------------------------------------------------------------------------
@@ -280,12 +317,13 @@ void box_core::diag(const register_def& r, uint64_t value, time_ps now, std::str
 
 void box_core::check_live(unsigned i, time_ps now) {
     counter& c = ctr_[i];
-    if (c.diagnosed || !c.en || frozen() || spec_.is_fixed(i)) return;
+    if (c.diagnosed || !c.en || frozen() || spec_.is_fixed(i) || spec_.is_free(i)) return;
     const register_def* r = nullptr;
     for (const auto& reg : spec_.table.regs)
         if (reg.role == reg_role::ctl && reg.index == i) r = &reg;
     if (!c.problem.empty()) diag(*r, c.ctl, now, c.problem + "; the counter counts nothing");
-    if (c.cond.thresh == 0 && (c.cond.edge || ctl_bits::invert.test(c.ctl)) && c.counts)
+    if (!c.ignored.empty() && c.counts) diag(*r, c.ctl, now, c.ignored);
+    if (c.cond.thresh == 0 && (c.cond.edge || c.cond.invert) && c.counts)
         diag(*r, c.ctl, now, "edge_det/invert set with thresh 0: ignored, the raw increment is counted");
     c.diagnosed = true;
 }
@@ -320,6 +358,7 @@ uint64_t box_core::read_reg(const register_def& r, uint64_t access_mask, time_ps
             const auto it = stored_.find(r.offset);
             return it == stored_.end() ? r.reset : it->second;
         }
+        case reg_role::band_filter: return band_filter_;
         default: return r.reset;
     }
 }
@@ -347,9 +386,9 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
         case reg_role::ctr:
         case reg_role::fixed_ctr: {
             counter& c = ctr_.at(r.index);
-            if (c.en && c.counts && !frozen())
+            if (c.en && c.counts && !frozen() && !spec_.is_free(r.index))
                 diag(r, value, now, "counter written while it counts");
-            c.value = merge(c.value) & width_mask(spec_.width);
+            c.value = merge(c.value) & width_mask(width_of(r.index));
             break;
         }
         case reg_role::box_ctl: {
@@ -362,7 +401,8 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
                     decode(i);
                 }
             if (box_ctl_bits::rst_ctrs.test(pulses))
-                for (auto& c : ctr_) c.value = 0;
+                for (unsigned i = 0; i < ctr_.size(); ++i)
+                    if (!spec_.is_free(i)) ctr_[i].value = 0;
             if (was_frozen && !frozen()) check_all_live(now);
             break;
         }
@@ -400,6 +440,11 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
             stored_[r.offset] = merge(it == stored_.end() ? r.reset : it->second);
             break;
         }
+        case reg_role::band_filter:
+            band_filter_ = merge(band_filter_);
+            for (unsigned i = 0; i < ctr_.size(); ++i) decode(i);  // the band events' levels
+            check_all_live(now);
+            break;
         default:
             break;  // read-only registers ignore writes
     }

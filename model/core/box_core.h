@@ -157,6 +157,7 @@ public:
     uint32_t box_ctl() const { return box_ctl_; }
     uint64_t filter_match() const { return match_; }
     uint64_t filter_mask() const { return mask_; }
+    uint64_t band_filter() const { return band_filter_; }
     // Whether the packet filter takes a header or request with these fields now.
     bool filter_matches(uint64_t fields) const {
         switch (spec_.filter) {
@@ -180,6 +181,8 @@ private:
         bool counts = false;               // selection valid
         std::vector<unsigned> inputs;      // summed for the increment
         std::string problem;               // why it counts nothing
+        std::string ignored;               // fields set that the selection ignores
+        int32_t band = -1;                 // band events: the filter byte the input must reach
         bool diagnosed = false;
         // How the counter follows flit slots: -1 not at all, else the direction.
         int flit_dir = -1;
@@ -194,6 +197,16 @@ private:
     void push_step(const step& st);
     // Counts n cycles of increment `inc` on counter i (threshold, edge, wrap).
     void count_run(unsigned i, uint32_t inc, uint64_t n);
+    // Counter i's increment before conditioning: its inputs' sum, or for a
+    // band event whether that reaches the band (the fixed counter: 1).
+    uint32_t inc_of(unsigned i) const {
+        const counter& c = ctr_[i];
+        if (spec_.is_fixed(i)) return 1;
+        return c.band < 0 ? static_cast<uint32_t>(ginc_[i]) : ginc_[i] >= static_cast<uint64_t>(c.band);
+    }
+    unsigned width_of(unsigned i) const { return spec_.is_free(i) ? 64u : spec_.width; }
+    // Counts the counters outside PMON over n cycles (when the others are frozen).
+    void count_free(uint64_t n);
     void advance_lazily(cycle_t target);
     // Applies one posted step to the inputs and the counters' summed
     // increments; touched(i) runs just before counter i's changes.
@@ -205,6 +218,7 @@ private:
     void decode_uses(unsigned i);  // the per-input bookkeeping of counter i's selection
     void note_carry(unsigned i);
     void decode_ctl(unsigned i);
+    void decode_occupancy(counter& c, uint8_t ev, uint8_t& umask) const;
     void derive_slot_weights(counter& c) const;
     // Flit-slot counting over [cur_, cur_ + n) for the counters following
     // direction d; incs[i] is counter i's increment from other inputs.
@@ -253,6 +267,7 @@ private:
     // MSR_UNCORE_ADDR_OPCODE_MATCH.
     uint64_t match_ = 0, mask_ = 0;
     std::map<uint32_t, uint64_t> stored_;  // reg_role::stored registers, by offset
+    uint64_t band_filter_ = 0;             // the PCU's band filter
     bool global_freeze_ = false;
     bool armed_ = true;
     uint32_t gate_ = ~0u;

@@ -197,6 +197,7 @@ uint32_t box_core::counter_increment(unsigned i) const {
     if (spec_.is_fixed(i)) return 1;
     uint64_t inc = 0;
     for (unsigned in : c.inputs) inc += input_now(in);
+    if (c.band >= 0) return inc >= static_cast<uint64_t>(c.band);
     return static_cast<uint32_t>(inc);
 }
 

@@ -309,13 +309,18 @@ std::optional<std::pair<uint64_t, unsigned>> box_core::first_slot_carry(
 void box_core::count_run(unsigned i, uint32_t inc, uint64_t n) {
     counter& c = ctr_[i];
     const run_adds a = condition_run(c.cond, inc, c.prev);
-    const add_result r = add_wrapping(c.value, a.first + static_cast<unsigned __int128>(a.rest) * (n - 1), spec_.width);
+    const add_result r = add_wrapping(c.value, a.first + static_cast<unsigned __int128>(a.rest) * (n - 1), width_of(i));
     c.value = r.value;
     c.prev = condition_after_run(c.cond, inc, c.prev);
     if (r.carries) {
         c.wraps += r.carries;
         note_carry(i);
     }
+}
+
+void box_core::count_free(uint64_t n) {
+    if (spec_.free_first < 0) return;
+    for (unsigned i = static_cast<unsigned>(spec_.free_first); i < ctr_.size(); ++i) count_run(i, inc_of(i), n);
 }
 
 // The walk below splits every counter's run at every input change, because a
@@ -331,7 +336,7 @@ void box_core::advance_lazily(cycle_t target) {
     auto catch_up = [&](unsigned i, cycle_t to) {  // counter i over [from[i], to)
         if (to <= from[i]) return;
         const counter& c = ctr_[i];
-        if (c.en && c.counts) count_run(i, spec_.is_fixed(i) ? 1 : static_cast<uint32_t>(ginc_[i]), to - from[i]);
+        if (c.en && c.counts) count_run(i, inc_of(i), to - from[i]);
         from[i] = to;
     };
     const unsigned n_ctr = static_cast<unsigned>(ctr_.size());
@@ -360,11 +365,12 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         if (cto_now_ && cto_expire_ > cur_) next = std::min(next, cto_expire_);
         const uint64_t n = next - cur_;
 
-        if (frozen()) {  // edge state holds, nothing counts
+        if (frozen()) {  // edge state holds, nothing counts but the counters outside PMON
             if (has_slots_) {
                 skip_slots(0, next);
                 skip_slots(1, next);
             }
+            count_free(n);
             cur_ = next;
             continue;
         }
@@ -384,7 +390,7 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             counter& c = ctr_[i];
             if (!c.en || !c.counts) continue;
-            incs[i] = spec_.is_fixed(i) ? 1 : static_cast<uint32_t>(ginc_[i]);
+            incs[i] = inc_of(i);
             if (cto_input_ >= 0 && cto_now_ &&
                 std::find(c.inputs.begin(), c.inputs.end(), unsigned(cto_input_)) != c.inputs.end())
                 incs[i] += cto_now_;

@@ -44,6 +44,7 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
         case box_clock::uclk: s.clock_name = "UCLK"; break;
         case box_clock::qclk: s.clock_name = "QCLK"; break;
         case box_clock::dclk: s.clock_name = "DCLK"; break;
+        case box_clock::pclk: s.clock_name = "PCLK"; break;
     }
     if (d.fixed_counter) {
         s.fixed_index = static_cast<int>(d.counters);
@@ -95,6 +96,10 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
         case box_kind::cbo:
             s.table = cbo_register_table(cpu, unit);
             break;
+        case box_kind::pcu:
+            s.table = pcu_register_table(cpu);
+            s.thresh = ctl_bits::thresh5;
+            break;
         case box_kind::uncore_fixed:
             s.table = only_roles(nhm_uncore_register_table(cpu), {reg_role::fixed_ctl, reg_role::fixed_ctr});
             s.fixed = true;
@@ -103,8 +108,18 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
             s.ov_en = nhm_bits::fixed_pmi;
             break;
     }
+    s.occupancy = d.ctl.occupancy;
     s.thresh_bits = s.thresh.width();
     if (!s.fixed) s.catalog = &catalog_for(kind, cpu);
+    if (d.residency_counters) {
+        // Two more counters after the general ones: C3's, then C6's.
+        const event_catalog& c = *s.catalog;
+        const auto occ = c.find("POWER_STATE_OCCUPANCY");
+        s.free_first = static_cast<int>(s.counters);
+        s.free_inputs[0] = static_cast<int>(*c.find_input(c.events().at(*occ).name, "CORES_C3"));
+        s.free_inputs[1] = static_cast<int>(*c.find_input(c.events().at(*occ).name, "CORES_C6"));
+        s.counters += 2;
+    }
     return s;
 }
 

@@ -60,6 +60,12 @@ struct box_spec {
     std::string clock_event = "CLOCKTICKS";  // the catalog's event of the box's own clock
     int mirror_code = -1;  // the event with which counters 1-3 take counter 0's increment (box_desc)
     bool has_rst = true;               // CTL bit 17 clears the paired counter
+    bool occupancy = false;            // the PCU's occupancy fields (ctl_shape::occupancy)
+    // The first of the counters outside PMON (the PCU's C3 and C6 residency,
+    // box_desc::residency_counters), -1 if none: they count cycles in which
+    // their input is non-zero, always, whatever freeze, enables and resets do.
+    int free_first = -1;
+    int free_inputs[2] = {-1, -1};     // their inputs (the C3 and C6 occupancy)
     bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
     int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
     uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)
@@ -71,6 +77,7 @@ struct box_spec {
     register_table table;
 
     bool is_fixed(unsigned i) const { return fixed || static_cast<int>(i) == fixed_index; }
+    bool is_free(unsigned i) const { return free_first >= 0 && static_cast<int>(i) >= free_first; }
     // Counter i's bit in BOX_STATUS.
     unsigned status_bit(unsigned i) const {
         if (fixed_index < 0) return i;

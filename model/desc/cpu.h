@@ -20,8 +20,8 @@ enum class cpu_model : uint8_t { snb_ep, ivb_ep, nhm_ep, wsm_ep };
 // The CPU every tool models unless told otherwise (DECISIONS.md P1).
 constexpr cpu_model default_cpu = cpu_model::ivb_ep;
 
-enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc, ha, r3qpi, cbo };
-constexpr unsigned box_kind_count = 10;
+enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc, ha, r3qpi, cbo, pcu };
+constexpr unsigned box_kind_count = 11;
 const char* to_string(box_kind k);
 // Linux's perf PMU for a box kind: "uncore_ubox", "uncore_r2pcie", "uncore_qpi"
 // (a unit's is "uncore_qpi_N"), "uncore" (Nehalem/Westmere); a fixed counter
@@ -47,9 +47,10 @@ bool pmon_function_per_unit(box_kind k);
 // there is one).
 bool numbered(box_kind k);
 
-// The clock a box counts: the uncore clock, the QPI link's (GT/s / 8), or the
-// DRAM clock (half the DDR transfer rate; the iMC channels).
-enum class box_clock : uint8_t { uclk, qclk, dclk };
+// The clock a box counts: the uncore clock, the QPI link's (GT/s / 8), the
+// DRAM clock (half the DDR transfer rate; the iMC channels), or the PCU's
+// fixed 800 MHz clock (Intel's catalog text for UNC_P_CLOCKTICKS).
+enum class box_clock : uint8_t { uclk, qclk, dclk, pclk };
 
 // How a box overflow reaches beyond the box.
 enum class global_control : uint8_t {
@@ -87,6 +88,10 @@ struct ctl_shape {
     bool ext = false;     // bit 21, the extra event select bit (QPI)
     bool rw_v = false;    // the manual marks the control RW-V rather than RW
     bool rst = true;      // bit 17 clears the paired counter (reserved on the SNB-EP iMC)
+    // The PCU's: no umask; ev_sel bit 7 selects an occupancy sub-counter by
+    // occ_sel (15:14), conditioned by occ_invert (30) and occ_edge_det (31);
+    // a 5-bit threshold (pcu_bits, decisions.md B10).
+    bool occupancy = false;
 };
 
 
@@ -161,6 +166,15 @@ struct box_desc {
     int mirror_code = -1;
     // The CBo's filter registers (decisions.md B8).
     cbo_filters filters = cbo_filters::none;
+    // The PCU's band filter (PCU_MSR_PMON_BOX_FILTER): events with a band
+    // (event_def::band) count cycles whose frequency is at least band k's
+    // byte (decisions.md B11).
+    bool band_filter = false;
+    // The PCU's C-state residency counters outside PMON (PCU_MSR_CORE_C3_CTR
+    // 0x3FC, PCU_MSR_CORE_C6_CTR 0x3FD): cycles in which some core is in C3 /
+    // C6, from the occupancy inputs; never frozen, enabled or reset by PMON
+    // controls (decisions.md B12).
+    bool residency_counters = false;
 };
 
 // How the CPU presents itself to software when the model is served to real

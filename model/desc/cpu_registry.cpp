@@ -35,6 +35,9 @@ std::vector<event_def> ivb_ep_r3qpi_events();
 // catalog_cbo.cpp
 std::vector<event_def> snb_ep_cbo_events();
 std::vector<event_def> ivb_ep_cbo_events();
+// catalog_pcu.cpp
+std::vector<event_def> snb_ep_pcu_events();
+std::vector<event_def> ivb_ep_pcu_events();
 // catalog_nhm.cpp
 std::vector<event_def> nhm_ep_events();
 std::vector<event_def> wsm_ep_events();
@@ -68,6 +71,17 @@ std::vector<int> cbo_global_bits(unsigned n) {
     std::vector<int> b;
     for (unsigned k = 0; k < n; ++k) b.push_back(global_status_bits::ov_c.lo + static_cast<int>(k));
     return b;
+}
+
+// The PCU (327043-001 §2.6, 329468-002 §2.7): MSRs, four 48-bit counters
+// in PCU cycles, the band filter and the C3/C6 residency counters; IVB-EP
+// adds ov_en, BOX_STATUS and GLOBAL_STATUS.ov_p (decisions.md B10-B12).
+box_desc pcu_box(box_ctl_style style, ctl_shape ctl, bool box_status, int global_bit,
+                 std::vector<event_def> (*events)()) {
+    box_desc d{box_kind::pcu, box_clock::pclk, 1, 4, 48, ctl, style, box_status, false, {global_bit}, {}, events};
+    d.band_filter = true;
+    d.residency_counters = true;
+    return d;
 }
 
 // SNB-EP/IVB-EP: UCLK is not presented as a register.
@@ -127,6 +141,7 @@ cpu_desc snb_ep() {
         {box_kind::cbo, box_clock::uclk, 8, 4, 44, {true, false, false, true, true}, box_ctl_style::frz_en, false,
          false, std::vector<int>(8, -1), {}, snb_ep_cbo_events, {}, false, "CLOCKTICKS", unit_count::per_core, 0,
          0x110100, 0x1F, cbo_filters::one_filter},
+        pcu_box(box_ctl_style::frz_en, {true, false, true, true, true, true}, false, -1, snb_ep_pcu_events),
     };
     d.aliases = {"snb", "snbep", "jaketown", "sandybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -180,6 +195,8 @@ cpu_desc ivb_ep() {
         {box_kind::cbo, box_clock::uclk, 15, 4, 44, {false, true, false, true, true}, box_ctl_style::write1_16_17,
          false, false, cbo_global_bits(15), {}, ivb_ep_cbo_events, {}, false, "CLOCKTICKS", unit_count::per_core,
          0, 0x110100, 0x1F, cbo_filters::two_filters},
+        pcu_box(box_ctl_style::write1_16_17, {false, true, true, true, true, true}, true, gs::ov_p.lo,
+                ivb_ep_pcu_events),
     };
     d.aliases = {"ivb", "ivbep", "ivytown", "ivybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -250,6 +267,7 @@ const char* to_string(box_kind k) {
         case box_kind::ha: return "ha";
         case box_kind::r3qpi: return "r3qpi";
         case box_kind::cbo: return "cbo";
+        case box_kind::pcu: return "pcu";
     }
     return "?";
 }
@@ -266,6 +284,7 @@ const char* linux_pmu(box_kind k) {
         case box_kind::ha: return "uncore_ha";
         case box_kind::r3qpi: return "uncore_r3qpi";
         case box_kind::cbo: return "uncore_cbox";
+        case box_kind::pcu: return "uncore_pcu";
     }
     return "";
 }
@@ -281,7 +300,8 @@ bool pmon_function_per_unit(box_kind k) {
         case box_kind::qpi:
         case box_kind::uncore:
         case box_kind::uncore_fixed:
-        case box_kind::cbo: return false;
+        case box_kind::cbo:
+        case box_kind::pcu: return false;
     }
     return false;
 }
@@ -303,6 +323,7 @@ const char* event_prefix(box_kind k) {
         case box_kind::ha: return "UNC_H_";
         case box_kind::r3qpi: return "UNC_R3_";
         case box_kind::cbo: return "UNC_C_";
+        case box_kind::pcu: return "UNC_P_";
         case box_kind::uncore:
         case box_kind::uncore_fixed: return "UNC_";
     }

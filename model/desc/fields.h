@@ -44,6 +44,20 @@ namespace fixed_ctl_bits {
 inline constexpr bitfield rst{"rst", 19, 19};
 }  // namespace fixed_ctl_bits
 
+// The PCU's counter controls (327043-001 Table 2-75, 329468-002 Table 2-121):
+// ev_sel bit 7 marks an occupancy event, whose increment is the number of
+// cores in the state occ_sel picks, compared with thresh under occ_invert and
+// occ_edge_det instead of invert and edge_det (decisions.md B10). No umask.
+namespace pcu_bits {
+inline constexpr bitfield occ_event{"occupancy", 7, 7};
+inline constexpr bitfield occ_sel{"occ_sel", 15, 14};
+inline constexpr bitfield occ_invert{"occ_invert", 30, 30};
+inline constexpr bitfield occ_edge{"occ_edge_det", 31, 31};
+// PCU_MSR_PMON_BOX_FILTER: band k's frequency in 100 MHz steps, byte k.
+inline constexpr bitfield band[4] = {{"filt7_0", 7, 0}, {"filt15_8", 15, 8}, {"filt23_16", 23, 16},
+                                     {"filt31_24", 31, 24}};
+}  // namespace pcu_bits
+
 // BOX_CTL of the PCI boxes.
 namespace box_ctl_bits {
 inline constexpr bitfield rst_ctrl{"rst_ctrl", 0, 0};

@@ -11,6 +11,7 @@ namespace pmonsim {
 uint64_t uncore_config::uclk_hz() const { return static_cast<uint64_t>(std::llround(uclk_mhz * 1e6)); }
 uint64_t uncore_config::qclk_hz() const { return static_cast<uint64_t>(std::llround(qpi_gts * 1e9 / 8)); }
 uint64_t uncore_config::dclk_hz() const { return static_cast<uint64_t>(std::llround(dclk_mhz * 1e6)); }
+uint64_t uncore_config::pclk_hz() const { return static_cast<uint64_t>(std::llround(pclk_mhz * 1e6)); }
 
 unsigned uncore_config::units_present(const box_desc& d) const {
     switch (d.present) {

@@ -17,6 +17,9 @@ struct uncore_config {
     double uclk_mhz = 2000.0;
     double qpi_gts = 8.0;             // QCLK = GT/s / 8
     double dclk_mhz = 800.0;          // DRAM clock, half the DDR rate (DDR3-1600)
+    // The PCU's clock: fixed at 800 MHz (Intel's catalog text for
+    // UNC_P_CLOCKTICKS), so not an option of the tools.
+    double pclk_mhz = 800.0;
     unsigned memory_controllers = 1;  // up to the CPU's (4 iMC channels each)
     unsigned freeze_latency = 3;      // UCLK cycles
     bool start_frozen = false;        // global freeze asserted at power-on (CPUs that have one)
@@ -25,6 +28,7 @@ struct uncore_config {
     uint64_t uclk_hz() const;
     uint64_t qclk_hz() const;
     uint64_t dclk_hz() const;
+    uint64_t pclk_hz() const;
     // Cores per socket: two threads each when cpus_per_socket is even.
     unsigned cores_per_socket() const { return cpus_per_socket % 2 == 0 ? cpus_per_socket / 2 : cpus_per_socket; }
     // The units of a box this machine has: the QPI ports and memory

@@ -12,7 +12,7 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
       pmi_sig_("pmi_sig", 0) {
     cfg_.validate();
     const cpu_desc& cpu = describe(cfg_.cpu);
-    const clock_domain uclk(cfg_.uclk_hz()), qclk(cfg_.qclk_hz()), dclk(cfg_.dclk_hz());
+    const clock_domain uclk(cfg_.uclk_hz()), qclk(cfg_.qclk_hz()), dclk(cfg_.dclk_hz()), pclk(cfg_.pclk_hz());
     std::vector<int> bits;
     std::vector<std::string> names;
     std::vector<unsigned> units;  // per box
@@ -26,6 +26,7 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
                 case box_clock::uclk: break;
                 case box_clock::qclk: clock = qclk; break;
                 case box_clock::dclk: clock = dclk; break;
+                case box_clock::pclk: clock = pclk; break;
             }
             bits.push_back(spec.global_bit);
             names.push_back(spec.name);
@@ -88,7 +89,8 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
             case box_kind::ubox_fixed:
             case box_kind::uncore:
             case box_kind::uncore_fixed:
-            case box_kind::cbo: break;  // MSR boxes
+            case box_kind::cbo:
+            case box_kind::pcu: break;  // MSR boxes
         }
     }
 

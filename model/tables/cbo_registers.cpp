@@ -39,32 +39,6 @@ std::vector<field_def> cbo_ctl_fields(const ctl_shape& s) {
     };
 }
 
-std::vector<field_def> cbo_box_ctl_fields(box_ctl_style style) {
-    namespace b = box_ctl_bits;
-    std::vector<field_def> f = {{"rsv", 63, 32, attr::rv, "reserved"}};
-    switch (style) {
-        case box_ctl_style::frz_en:
-            f.push_back({"rsv", 31, 18, attr::rv, "reserved"});
-            f.push_back({"rsv", 17, 17, attr::rv, "reserved"});
-            f.push_back(fd(b::frz_en, attr::rw, "the box obeys frz only when set"));
-            f.push_back({"rsv", 15, 9, attr::rv, "reserved"});
-            f.push_back(fd(b::frz, attr::rw, "freeze the box's counters (with frz_en)"));
-            break;
-        case box_ctl_style::write1_16_17:
-            f.push_back({"ig", 31, 18, attr::rv, "ignored"});
-            f.push_back(fd(b::write1, attr::rv_w1, "software must write 1; stored, no effect"));
-            f.push_back({"ig", 15, 9, attr::rv, "ignored"});
-            f.push_back(fd(b::frz, attr::rw, "freeze the box's counters"));
-            break;
-        case box_ctl_style::none:
-        case box_ctl_style::frz_en_no_resets: throw std::logic_error("a CBo BOX_CTL of another style");
-    }
-    f.push_back({"rsv", 7, 2, attr::rv, "reserved"});
-    f.push_back(fd(b::rst_ctrs, attr::wo, "writing 1 clears the box's counters"));
-    f.push_back(fd(b::rst_ctrl, attr::wo, "writing 1 clears the box's counter controls"));
-    return f;
-}
-
 }  // namespace
 
 register_table cbo_register_table(cpu_model cpu, unsigned unit) {
@@ -75,7 +49,7 @@ register_table cbo_register_table(cpu_model cpu, unsigned unit) {
     register_table t;
     t.title = "caching agent " + std::to_string(unit) + " PMON MSRs";
     t.msr_space = true;
-    t.regs.push_back({p + "BOX_CTL", base + 0x04, 8, 0, reg_role::box_ctl, 0, cbo_box_ctl_fields(c.box_ctl)});
+    t.regs.push_back({p + "BOX_CTL", base + 0x04, 8, 0, reg_role::box_ctl, 0, msr_box_ctl_fields(c.box_ctl)});
     for (uint8_t i = 0; i < c.counters; ++i)
         t.regs.push_back({p + "CTL" + std::to_string(i), base + 0x10 + i, 8, 0, reg_role::ctl, i, cbo_ctl_fields(c.ctl)});
     for (uint8_t i = 0; i < c.counters; ++i)

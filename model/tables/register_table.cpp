@@ -1,6 +1,7 @@
 #include "tables/register_table.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "desc/bits.h"
 
@@ -58,6 +59,33 @@ std::vector<std::string> write_problems(const register_def& r, uint64_t value, u
     if (uint64_t w1 = r.mask_of(attr::rv_w1) & mask; w1 && (value & w1) != w1)
         out.push_back("bits " + hex(w1) + " must be written as 1");
     return out;
+}
+
+// BOX_CTL of the MSR boxes with registers of their own (caching agents, PCU).
+std::vector<field_def> msr_box_ctl_fields(box_ctl_style style) {
+    namespace b = box_ctl_bits;
+    std::vector<field_def> f = {{"rsv", 63, 32, attr::rv, "reserved"}};
+    switch (style) {
+        case box_ctl_style::frz_en:
+            f.push_back({"rsv", 31, 18, attr::rv, "reserved"});
+            f.push_back({"rsv", 17, 17, attr::rv, "reserved"});
+            f.push_back(fd(b::frz_en, attr::rw, "the box obeys frz only when set"));
+            f.push_back({"rsv", 15, 9, attr::rv, "reserved"});
+            f.push_back(fd(b::frz, attr::rw, "freeze the box's counters (with frz_en)"));
+            break;
+        case box_ctl_style::write1_16_17:
+            f.push_back({"ig", 31, 18, attr::rv, "ignored"});
+            f.push_back(fd(b::write1, attr::rv_w1, "software must write 1; stored, no effect"));
+            f.push_back({"ig", 15, 9, attr::rv, "ignored"});
+            f.push_back(fd(b::frz, attr::rw, "freeze the box's counters"));
+            break;
+        case box_ctl_style::none:
+        case box_ctl_style::frz_en_no_resets: throw std::logic_error("an MSR box's BOX_CTL of another style");
+    }
+    f.push_back({"rsv", 7, 2, attr::rv, "reserved"});
+    f.push_back(fd(b::rst_ctrs, attr::wo, "writing 1 clears the box's counters"));
+    f.push_back(fd(b::rst_ctrl, attr::wo, "writing 1 clears the box's counter controls"));
+    return f;
 }
 
 register_def msr_counter(const std::string& name, uint32_t msr, unsigned width, reg_role role, uint8_t index) {

@@ -52,6 +52,7 @@ enum class reg_role : uint8_t {
     pkt_match0, pkt_match1, pkt_mask0, pkt_mask1, rate_status, vendor_device,
     global_ovf_ctrl, addr_match,  // Nehalem/Westmere
     stored,  // holds what software writes, with no effect on counting (HA match registers)
+    band_filter,  // the PCU's PCU_MSR_PMON_BOX_FILTER: the band events' thresholds
 };
 
 struct register_def {
@@ -78,6 +79,9 @@ struct register_table {
     const register_def* find(const std::string& name) const;
 };
 
+// BOX_CTL of an MSR box with registers of its own (caching agents, PCU):
+// frz_en (SNB-EP) or bits 17:16 "write 1" (IVB-EP), frz and the resets.
+std::vector<field_def> msr_box_ctl_fields(box_ctl_style style);
 // An 8-byte MSR counter of `width` bits.
 register_def msr_counter(const std::string& name, uint32_t msr, unsigned width, reg_role role, uint8_t index);
 
@@ -108,6 +112,8 @@ register_table ha_register_table(cpu_model cpu, unsigned unit);
 register_table r3qpi_register_table(cpu_model cpu, unsigned link);
 // A caching agent's MSRs (box n at 0xD04 + 0x20n).
 register_table cbo_register_table(cpu_model cpu, unsigned unit);
+// The PCU's MSRs (BOX_CTL 0xC24 ... CTR3 0xC39, the residency counters 0x3FC/0x3FD).
+register_table pcu_register_table(cpu_model cpu);
 // Nehalem-EP/Westmere-EP: the socket's uncore MSRs (global control, fixed
 // counter, address/opcode match, eight general counters).
 register_table nhm_uncore_register_table(cpu_model cpu);

@@ -992,10 +992,10 @@ struct alignas(64) binary_trace_decoder::impl {
         // ext, event.
         const uint8_t ext = b[ev::ext];
         if (ext > 1) bad("ext", num(ext), "is not 0 or 1");
-        if (ext && r.kind != box_kind::qpi)
+        if (ext && !describe(ctx.cpu).need(r.kind).ctl.ext)
             bad("ext", "1",
                 "is not allowed for box '" + r.box.str() +
-                    "': only QPI events have an extra select bit");
+                    "': only QPI and PCU events have an extra select bit");
         const uint8_t code = b[ev::code];
         const int16_t e = tab.by_code[ext][code];
         if (e < 0) {

@@ -40,12 +40,13 @@ std::string box_list(const trace_context& ctx) {
 }
 
 row_clocks::row_clocks(const trace_context& ctx)
-    : clocks_{trace_clock(ctx.uclk_hz), trace_clock(ctx.qclk_hz), trace_clock(ctx.dclk_hz)} {
+    : clocks_{trace_clock(ctx.uclk_hz), trace_clock(ctx.qclk_hz), trace_clock(ctx.dclk_hz), trace_clock(ctx.pclk_hz)} {
     for (unsigned c = 0; c < trace_box_count; ++c)
         if (const box_desc* d = describe(ctx.cpu).box(trace_boxes[c].kind)) switch (d->clock) {
                 case box_clock::uclk: which_[c] = 0; break;
                 case box_clock::qclk: which_[c] = 1; break;
                 case box_clock::dclk: which_[c] = 2; break;
+                case box_clock::pclk: which_[c] = 3; break;
             }
 }
 
@@ -63,6 +64,7 @@ std::string not_driven_reason(const std::string& name, cpu_model cpu) {
                 case box_clock::uclk: return "has no events to drive (the fixed counter counts UCLK cycles by itself)";
                 case box_clock::qclk: return "has no events to drive (the fixed counter counts QCLK cycles by itself)";
                 case box_clock::dclk: return "has no events to drive (the fixed counter counts DCLK cycles by itself)";
+                case box_clock::pclk: return "has no events to drive (the fixed counter counts PCLK cycles by itself)";
             }
     return {};
 }

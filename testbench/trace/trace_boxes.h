@@ -30,6 +30,7 @@ inline constexpr trace_box trace_boxes[] = {
     {"cbo6", box_kind::cbo, 6}, {"cbo7", box_kind::cbo, 7}, {"cbo8", box_kind::cbo, 8},
     {"cbo9", box_kind::cbo, 9}, {"cbo10", box_kind::cbo, 10}, {"cbo11", box_kind::cbo, 11},
     {"cbo12", box_kind::cbo, 12}, {"cbo13", box_kind::cbo, 13}, {"cbo14", box_kind::cbo, 14},
+    {"pcu", box_kind::pcu, 0},
 };
 inline constexpr unsigned trace_box_count = sizeof trace_boxes / sizeof trace_boxes[0];
 
@@ -41,7 +42,7 @@ int trace_box_code(box_kind kind, unsigned unit);
 std::array<bool, trace_box_count> boxes_on(const trace_context& ctx);
 // "ubox, r2pcie, qpi0, qpi1": the boxes rows may name, for messages.
 std::string box_list(const trace_context& ctx);
-// The clock each box's rows count in (UCLK, QCLK or DCLK), by code, for the
+// The clock each box's rows count in (UCLK, QCLK, DCLK or PCLK), by code, for the
 // readers to look up per row.
 class row_clocks {
 public:
@@ -52,8 +53,8 @@ public:
     const trace_clock& qclk() const { return clocks_[1]; }
 
 private:
-    trace_clock clocks_[3];
-    static constexpr const char* names_[3] = {"UCLK", "QCLK", "DCLK"};
+    trace_clock clocks_[4];
+    static constexpr const char* names_[4] = {"UCLK", "QCLK", "DCLK", "PCLK"};
     std::array<uint8_t, trace_box_count> which_{};
 };
 // The catalogs of the CPU's boxes, by box_kind (null for a box it lacks or

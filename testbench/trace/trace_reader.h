@@ -83,7 +83,7 @@ private:
 };
 
 // The machine a trace is read for (fill it from uncore_config: cpu, sockets,
-// qpi_ports, memory_controllers, cores_per_socket(), uclk_hz(), qclk_hz(), dclk_hz()).
+// qpi_ports, memory_controllers, cores_per_socket(), uclk_hz(), qclk_hz(), dclk_hz(), pclk_hz()).
 struct trace_context {
     cpu_model cpu = default_cpu;
     unsigned sockets = 1;
@@ -93,6 +93,7 @@ struct trace_context {
     uint64_t uclk_hz = 2000000000ull;
     uint64_t qclk_hz = 1000000000ull;
     uint64_t dclk_hz = 800000000ull;
+    uint64_t pclk_hz = 800000000ull;
     // The latest time a record, or the end of an event row's run, may have
     // (trace_context_of() sets the model's: half of max_model_time).
     time_ps max_time = ~time_ps{0};

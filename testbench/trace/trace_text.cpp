@@ -439,9 +439,9 @@ struct alignas(64) text_trace_decoder::impl {
             if (ext_v == "0") ext = false;
             else if (ext_v == "1") ext = true;
             else bad(c_ext, ext_v, "is not 0 or 1");
-            if (ext && r.kind != box_kind::qpi)
+            if (ext && !describe(ctx.cpu).need(r.kind).ctl.ext)
                 bad(c_ext, ext_v, "is not allowed for box '" + r.box.str() +
-                                      "': only QPI events have an extra select bit");
+                                      "': only QPI and PCU events have an extra select bit");
         }
 
         // Event, optionally EVENT.SUB.
@@ -463,7 +463,7 @@ struct alignas(64) text_trace_decoder::impl {
                 found = cat.find(static_cast<uint8_t>(code), ext);
             if (!found) {
                 std::string what = "is not an event code of the " + catalog_text(r.kind);
-                if (r.kind == box_kind::qpi) what += ext ? " with ext 1" : " with ext 0";
+                if (describe(ctx.cpu).need(r.kind).ctl.ext) what += ext ? " with ext 1" : " with ext 0";
                 bad(c_event, cell, what);
             }
             e = *found;
@@ -471,7 +471,7 @@ struct alignas(64) text_trace_decoder::impl {
             std::string_view name = ev_part;
             if (istarts(name, "UNC_")) {
                 const box_kind kinds[] = {box_kind::ubox, box_kind::r2pcie, box_kind::qpi,  box_kind::imc,
-                                          box_kind::ha,   box_kind::r3qpi,  box_kind::cbo};
+                                          box_kind::ha,   box_kind::r3qpi,  box_kind::cbo, box_kind::pcu};
                 for (box_kind k : kinds) {
                     if (!istarts(name, prefix_of(k))) continue;
                     if (k != r.kind)

@@ -29,13 +29,24 @@ public:
         const bool frozen = box_frozen() || global_freeze;
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             ref_counter& c = ctr_[i];
+            if (spec_.is_free(i)) {  // the PCU's residency: cycles its state holds a core, always
+                const int in = spec_.free_inputs[i - static_cast<unsigned>(spec_.free_first)];
+                const bool hit = inputs[static_cast<unsigned>(in)] != 0;
+                c.prev = hit;
+                if (hit && ++c.value == 0) c.wraps += 1;  // 64 bits
+                continue;
+            }
             const bool en = en_bit(c.ctl) && ((gate >> i) & 1u);
             if (!en || frozen) continue;  // edge state holds
             uint32_t inc;
             if (!selected_increment(i, inputs, cto_matches, inc)) continue;
             const uint32_t thresh = (c.ctl >> 24) & ((1u << spec_.thresh_bits) - 1);
-            const bool invert = spec_.has_invert && ((c.ctl >> 23) & 1);
-            const bool edge = (c.ctl >> 18) & 1;
+            bool invert = spec_.has_invert && ((c.ctl >> 23) & 1);
+            bool edge = (c.ctl >> 18) & 1;
+            if (spec_.occupancy && (c.ctl & 0x80)) {  // the PCU's occupancy events: bits 30 and 31
+                invert = (c.ctl >> 30) & 1;
+                edge = (c.ctl >> 31) & 1;
+            }
             uint64_t add;
             if (thresh == 0) {
                 add = inc;
@@ -72,14 +83,17 @@ public:
         c.ctl = value & ctl_storable(i);
         c.prev = false;
     }
-    void write_ctr(unsigned i, uint64_t value) { ctr_[i].value = value & ((1ull << spec_.width) - 1); }
+    void write_ctr(unsigned i, uint64_t value) {
+        ctr_[i].value = spec_.is_free(i) ? value : value & ((1ull << spec_.width) - 1);
+    }
     void write_box_ctl(uint32_t value) {
         // The SNB-EP iMC's BOX_CTL has no reset bits.
         if (describe(spec_.cpu).need(spec_.kind).box_ctl == box_ctl_style::frz_en_no_resets) value &= ~3u;
         if (value & 1)
             for (auto& c : ctr_) { c.ctl = 0; c.prev = false; }
         if (value & 2)
-            for (auto& c : ctr_) c.value = 0;
+            for (unsigned i = 0; i < ctr_.size(); ++i)
+                if (!spec_.is_free(i)) ctr_[i].value = 0;
         box_ctl = value & ~3u;
     }
     void clear_status(uint32_t bits) { status &= ~bits; }
@@ -91,6 +105,7 @@ public:
     bool global_freeze = false;
     bool armed = true;
     uint32_t gate = ~0u;  // Nehalem's EN_PCn / EN_FC0
+    uint64_t band_filter = 0;  // the PCU's PCU_MSR_PMON_BOX_FILTER
 
 private:
     // Enable and overflow-message bits: 22 and 20, but 0 (EN) and 2 (PMI) in
@@ -122,7 +137,9 @@ private:
                             uint32_t& inc) const {
         const uint32_t ctl = ctr_[i].ctl;
         if (is_fixed(i)) { inc = 1; return true; }
-        const uint8_t ev = ctl & 0xFF, umask = (ctl >> 8) & 0xFF;
+        const uint8_t ev = ctl & 0xFF;
+        uint8_t umask = (ctl >> 8) & 0xFF;
+        if (spec_.occupancy && !(ev & 0x80)) umask = 0;  // the PCU: occ_sel only for occupancy events
         const bool ext = spec_.has_ext && ((ctl >> 21) & 1);
         if (spec_.ev_sel0_is_idle && ev == 0) return false;
         auto sel = spec_.catalog->select(ev, ext, umask);
@@ -136,6 +153,9 @@ private:
         }
         for (unsigned in : sel.inputs) inc += static_cast<uint32_t>(inputs[in]);
         if (spec_.kind == box_kind::qpi && ev == 0x38 && ext) inc += cto;
+        // FREQ_BANDk_CYCLES: whether the frequency reaches byte k of the filter.
+        const int band = spec_.catalog->events()[*sel.event].band;
+        if (band >= 0) inc = inc >= ((band_filter >> (8 * band)) & 0xFF);
         return true;
     }
 

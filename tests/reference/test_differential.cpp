@@ -41,6 +41,9 @@ uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, b
         // (Caching agents: often counter 0's occupancy, for COUNTER0_OCCUPANCY.)
         if (s.mirror_code >= 0 && pct(rng) < 30)
             pick = &evs[*s.catalog->find(static_cast<uint8_t>(counter == 0 ? 0x11 : s.mirror_code), false)];
+        // (The PCU: often an occupancy or a band event.)
+        if (s.occupancy && pct(rng) < 50)
+            pick = &evs[*s.catalog->find(pct(rng) < 50 ? "POWER_STATE_OCCUPANCY" : "FREQ_BAND" + std::to_string(rng() % 4) + "_CYCLES")];
         const event_def& e = *pick;
         uint8_t umask = 0;
         if (!e.umasks.empty()) umask = e.umasks[rng() % e.umasks.size()].value;
@@ -51,6 +54,8 @@ uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, b
         if (pct(rng) < 60) v |= (static_cast<uint32_t>(rng() % std::min<uint32_t>(tmax, 4) + 1)) << 24;
         if (pct(rng) < 35) v |= 1u << 18;                       // edge
         if (pct(rng) < 30) v |= 1u << 23;                       // invert (reserved on IVB)
+        if (s.occupancy && pct(rng) < 30) v |= 1u << 30;        // occ_invert
+        if (s.occupancy && pct(rng) < 30) v |= 1u << 31;        // occ_edge_det
     }
     if (pct(rng) < 90) v |= s.en.put(1);                        // en
     if (messages && pct(rng) < 50) v |= s.ov_en.put(1);         // ov_en (reserved on SNB)
@@ -83,8 +88,15 @@ void run_differential(const scenario sc, bool messages) {
                 clock_input = static_cast<int>(*spec.catalog->input_of(*e, -1));
                 for (auto& row : in) row[clock_input] = 1;
             }
-        for (unsigned k = 0; k < std::min(n_in, 48u); ++k) {
-            unsigned input = rng() % n_in;
+        // (The PCU: its occupancy inputs and the frequency always.)
+        std::vector<unsigned> always;
+        if (spec.occupancy) {
+            for (const char* s : {"CORES_C0", "CORES_C3", "CORES_C6"})
+                always.push_back(*spec.catalog->find_input("POWER_STATE_OCCUPANCY", s));
+            always.push_back(*spec.catalog->find_input("FREQ_BAND0_CYCLES", ""));
+        }
+        for (unsigned k = 0; k < std::min(n_in, 48u) + always.size(); ++k) {
+            unsigned input = k < always.size() ? always[k] : rng() % n_in;
             if (static_cast<int>(input) == clock_input) continue;
             const event_def& ed = spec.catalog->events()[spec.catalog->input(input).event];
             for (uint64_t c = 0; c < N;) {
@@ -148,10 +160,13 @@ void run_differential(const scenario sc, bool messages) {
         auto write = [&](const register_def& r, uint64_t v, uint64_t c) {
             fast.write_reg(r, v, width_mask(r.size * 8u), c * 1000);
         };
+        // (The PCU's residency counters are 64 bits wide and have no control.)
+        auto wrap_of = [&](unsigned i) { return spec.is_free(i) ? 0 : wrap; };
         for (unsigned i = 0; i < spec.counters; ++i) {
-            uint64_t pre = wrap - 1 - rng() % 400;
+            uint64_t pre = wrap_of(i) - 1 - rng() % 400;
             write(reg(spec, spec.is_fixed(i) ? reg_role::fixed_ctr : reg_role::ctr, i), pre, 0);
             ref.write_ctr(i, pre);
+            if (spec.is_free(i)) continue;
             uint32_t ctl = random_ctl(spec, i, rng, messages);
             write(reg(spec, spec.is_fixed(i) ? reg_role::fixed_ctl : reg_role::ctl, i), ctl, 0);
             ref.write_ctl(i, ctl);
@@ -183,13 +198,14 @@ void run_differential(const scenario sc, bool messages) {
                 const unsigned i = rng() % spec.counters;
                 switch (rng() % 8) {
                     case 0: {
+                        if (spec.is_free(i)) break;
                         uint32_t ctl = random_ctl(spec, i, rng, messages);
                         write(reg(spec, spec.is_fixed(i) ? reg_role::fixed_ctl : reg_role::ctl, i), ctl, c);
                         ref.write_ctl(i, ctl);
                         break;
                     }
                     case 1: {
-                        uint64_t pre = wrap - 1 - rng() % 300;
+                        uint64_t pre = wrap_of(i) - 1 - rng() % 300;
                         write(reg(spec, spec.is_fixed(i) ? reg_role::fixed_ctr : reg_role::ctr, i), pre, c);
                         ref.write_ctr(i, pre);
                         break;
@@ -229,6 +245,12 @@ void run_differential(const scenario sc, bool messages) {
                             write(reg(spec, reg_role::pkt_match1), match >> 32, c);
                             write(reg(spec, reg_role::pkt_mask0), mask & 0xFFFFFFFF, c);
                             write(reg(spec, reg_role::pkt_mask1), mask >> 32, c);
+                        }
+                        if (spec.table.find("PCU_MSR_PMON_BOX_FILTER")) {  // four band thresholds
+                            uint64_t v = 0;
+                            for (int k = 0; k < 4; ++k) v |= uint64_t{rng() % 4 ? rng() % 256 : 0} << (8 * k);
+                            write(reg(spec, reg_role::band_filter), v, c);
+                            ref.band_filter = v;
                         }
                         break;
                     case 6:
@@ -285,7 +307,8 @@ INSTANTIATE_TEST_SUITE_P(
                       scenario{box_kind::imc, cpu_model::snb_ep}, scenario{box_kind::imc, cpu_model::ivb_ep},
                       scenario{box_kind::ha, cpu_model::snb_ep}, scenario{box_kind::ha, cpu_model::ivb_ep},
                       scenario{box_kind::r3qpi, cpu_model::snb_ep}, scenario{box_kind::r3qpi, cpu_model::ivb_ep},
-                      scenario{box_kind::cbo, cpu_model::snb_ep}, scenario{box_kind::cbo, cpu_model::ivb_ep}),
+                      scenario{box_kind::cbo, cpu_model::snb_ep}, scenario{box_kind::cbo, cpu_model::ivb_ep},
+                      scenario{box_kind::pcu, cpu_model::snb_ep}, scenario{box_kind::pcu, cpu_model::ivb_ep}),
     [](const ::testing::TestParamInfo<scenario>& p) {
         std::string cpu = to_string(p.param.cpu);
         return std::string(to_string(p.param.kind)) + "_" + cpu.substr(0, cpu.find('-'));

@@ -384,5 +384,25 @@ TEST(Scenario, IvbCachingAgentOverflowSetsItsGlobalBit) {
     });
 }
 
+// IVB-EP PCU (decisions.md B10): its overflow with ov_en sets BOX_STATUS
+// (0xC35) and GLOBAL_STATUS.ov_p (bit 2), and freezes every box.
+TEST(Scenario, IvbPcuOverflowSetsOvP) {
+    uncore_config cfg;
+    uncore_system sys("sys", cfg);
+    run_script([&] {
+        ASSERT_TRUE(sys.msr_write(0, 0xC36, (1ull << 48) - 5));  // PCU CTR0
+        ASSERT_TRUE(sys.msr_write(0, 0xC30, 0x00500000));        // CTL0: CLOCKTICKS, en, ov_en
+        wait_ns(20);                                              // 16 PCLK cycles
+        uint64_t gs = 0, st = 0, v = 0;
+        ASSERT_TRUE(sys.msr_read(0, 0xC01, gs));
+        EXPECT_EQ(gs, 1u << 2);
+        ASSERT_TRUE(sys.msr_read(0, 0xC35, st));
+        EXPECT_EQ(st, 1u);
+        EXPECT_TRUE(sys.socket(0).global().frozen());
+        ASSERT_TRUE(sys.msr_read(0, 0xC36, v));
+        EXPECT_LT(v, 10u) << "wrapped and frozen";
+    });
+}
+
 }  // namespace
 }  // namespace pmonsim

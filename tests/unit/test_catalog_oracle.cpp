@@ -1,6 +1,6 @@
 // Oracle test: the project's event catalogs against Intel's perfmon event files
 // (tests/data/perfmon, with their licence: Jaketown_uncore.json = SNB-EP, ivytown_uncore.json =
-// IVB-EP; units "UBOX", "R2PCIe", "QPI LL", "iMC", "HA", "R3QPI", "CBO"). DECISIONS.md makes these files the
+// IVB-EP; units "UBOX", "R2PCIe", "QPI LL", "iMC", "HA", "R3QPI", "CBO", "PCU"). DECISIONS.md makes these files the
 // authority for event code, ExtSel, UMask and Counter.
 //
 // Every JSON entry of the three units must match our catalog, except the
@@ -52,6 +52,7 @@ std::optional<box_kind> box_of_unit(const std::string& unit) {
     if (unit == "HA") return box_kind::ha;
     if (unit == "R3QPI") return box_kind::r3qpi;
     if (unit == "CBO") return box_kind::cbo;
+    if (unit == "PCU") return box_kind::pcu;
     return std::nullopt;
 }
 
@@ -173,14 +174,14 @@ const std::set<std::string>& manual_only_presets() {
 // Number of JSON entries per unit, so the comparison cannot pass vacuously
 // (and a new JSON version is noticed).
 struct expected_counts {
-    unsigned ubox, r2pcie, qpi, imc, ha, r3qpi, cbo, deliberate;
+    unsigned ubox, r2pcie, qpi, imc, ha, r3qpi, cbo, pcu, deliberate;
 };
 
 expected_counts expected_for(cpu_model cpu) {
     // SNB-EP deliberate: CLOCKTICKS 1 + PHOLD_CYCLES 2 + RACU_REQUESTS 1 + MSG_CHNL_SIZE_COUNT 2.
     // IVB-EP deliberate: CLOCKTICKS 1 + MESSAGE.* 32 + MATCH_MASK 1.
-    return cpu == cpu_model::snb_ep ? expected_counts{24, 36, 84, 51, 109, 63, 97, 6}
-                                    : expected_counts{21, 61, 200, 198, 198, 127, 157, 34};
+    return cpu == cpu_model::snb_ep ? expected_counts{24, 36, 84, 51, 109, 63, 97, 39, 6}
+                                    : expected_counts{21, 61, 200, 198, 198, 127, 157, 74, 34};
 }
 
 // ---------------------------------------------------------------------------
@@ -293,6 +294,7 @@ TEST_P(CatalogOracle, EveryJsonEntryMatchesOurCatalog) {
     EXPECT_EQ(compared[box_kind::ha], want.ha);
     EXPECT_EQ(compared[box_kind::r3qpi], want.r3qpi);
     EXPECT_EQ(compared[box_kind::cbo], want.cbo);
+    EXPECT_EQ(compared[box_kind::pcu], want.pcu);
     EXPECT_EQ(deliberate, want.deliberate);
 }
 
@@ -311,7 +313,7 @@ TEST_P(CatalogOracle, EveryDeliberateDifferenceStillApplies) {
 // JSON lists umask 0 for that event.
 TEST_P(CatalogOracle, NothingInOurCatalogIsInvented) {
     for (box_kind box : {box_kind::ubox, box_kind::r2pcie, box_kind::qpi, box_kind::imc, box_kind::ha,
-                         box_kind::r3qpi, box_kind::cbo}) {
+                         box_kind::r3qpi, box_kind::cbo, box_kind::pcu}) {
         for (const auto& ev : catalog(box).events()) {
             SCOPED_TRACE(ev.name);
             uint8_t json_bits = 0;

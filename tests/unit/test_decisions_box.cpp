@@ -94,6 +94,8 @@ public:
                 return "R3_L" + box.spec().name.substr(5) + "_PCI_PMON_" + short_name;
             case box_kind::cbo:  // "cbo7" -> C7_MSR_PMON_
                 return "C" + box.spec().name.substr(3) + "_MSR_PMON_" + short_name;
+            case box_kind::pcu:  // "CORE_C3_CTR" -> PCU_MSR_CORE_C3_CTR
+                return (short_name.compare(0, 5, "CORE_") == 0 ? "PCU_MSR_" : "PCU_MSR_PMON_") + short_name;
         }
         return short_name;
     }
@@ -1305,6 +1307,139 @@ TEST(DecisionCbo, FiltersAreStoredAndLookupsAreEncodings) {
     s.write("BOX_FILTER", 0xFFFFFFFF, 0);
     EXPECT_EQ(s.read("BOX_FILTER", 1), 0xFFFFFC1Fu) << "bits 9:5 reserved";
     EXPECT_EQ(s.diag_count(), 1u);
+}
+
+// ===========================================================================
+// The PCU (decisions.md B10-B12)
+
+constexpr uint32_t occ_sel(uint32_t n) { return n << 14; }
+constexpr uint32_t occ_invert = 1u << 30, occ_edge = 1u << 31;
+
+// B10: an occupancy event (ev_sel bit 7) adds the cores in the state occ_sel
+// picks, compared with thresh under occ_invert and occ_edge_det.
+TEST(DecisionPcu, OccupancyCountsTheCoresInTheSelectedState) {
+    rig r(box_kind::pcu, ivb);
+    const unsigned c0 = r.input("POWER_STATE_OCCUPANCY", "CORES_C0"),
+                   c6 = r.input("POWER_STATE_OCCUPANCY", "CORES_C6");
+    r.box.post_run(0, 10, c0, 8);   // 8 cores busy, then 2
+    r.box.post_run(10, 10, c0, 2);
+    r.box.post_run(10, 10, c6, 6);  // the other 6 asleep in C6
+    r.write("CTL0", en | occ_sel(1) | ev(0x80), 0);                    // cores in C0, summed
+    r.write("CTL1", en | thresh(4) | occ_sel(1) | ev(0x80), 0);        // cycles with >= 4 in C0
+    r.write("CTL2", en | thresh(4) | occ_invert | occ_sel(1) | ev(0x80), 0);  // cycles with < 4 in C0
+    r.write("CTL3", en | thresh(1) | occ_edge | occ_sel(3) | ev(0x80), 0);    // times a core entered C6
+    EXPECT_EQ(r.read("CTR0", 20), 8u * 10 + 2u * 10);
+    EXPECT_EQ(r.read("CTR1", 20), 10u);
+    EXPECT_EQ(r.read("CTR2", 20), 10u);
+    EXPECT_EQ(r.read("CTR3", 20), 1u);
+    EXPECT_EQ(r.diag_count(), 0u);
+    // The generic edge_det does not apply to an occupancy event: diagnosed, ignored.
+    r.write("CTL3", en | thresh(1) | edge | occ_sel(3) | ev(0x80), 20);
+    EXPECT_NE(r.last_diag().reason.find("edge_det set for an occupancy event"), std::string::npos)
+        << r.last_diag().reason;
+    // occ_sel 0 selects no sub-counter.
+    r.write("CTL2", en | ev(0x80), 20);
+    EXPECT_NE(r.last_diag().reason.find("occ_sel 0 selects no occupancy sub-counter"), std::string::npos)
+        << r.last_diag().reason;
+    // Another event has no umask: occ_sel and the occ_ bits are ignored, diagnosed.
+    r.write("CTL1", en | occ_sel(2) | occ_invert | ev(0x00), 20);
+    EXPECT_NE(r.last_diag().reason.find("occ_sel, occ_invert set for an event that is not an occupancy event"),
+              std::string::npos)
+        << r.last_diag().reason;
+    EXPECT_EQ(r.read("CTR1", 30), 10u + 10u) << "CLOCKTICKS, whatever occ_sel says";
+    // Bits 13:8 are reserved (no umask): not stored.
+    r.write("CTL0", en | umask(0x3F) | ev(0x00), 30);
+    EXPECT_EQ(r.read("CTL0", 31), en);
+}
+
+// B10: SNB-EP's PCU spells several events as a code plus ev_sel_ext (bit 21):
+// 0x00 is CLOCKTICKS, 0x00 + ext FREQ_TRANS_CYCLES.
+TEST(DecisionPcu, TheExtraSelectBitPicksAnotherEventOnSnbEp) {
+    rig r(box_kind::pcu, snb);
+    r.box.post_run(0, 7, r.input("FREQ_TRANS_CYCLES"), 1);
+    r.write("CTL0", en | ev(0x00), 0);
+    r.write("CTL1", en | ext | ev(0x00), 0);
+    r.write("CTL2", en | ext | ev(0x03), 0);  // CORE0_TRANSITION_CYCLES; without ext VOLT_TRANS_CYCLES_CHANGE
+    EXPECT_EQ(r.read("CTR0", 20), 20u);
+    EXPECT_EQ(r.read("CTR1", 20), 7u);
+    EXPECT_EQ(r.read("CTR2", 20), 0u);
+    EXPECT_EQ(r.box.event_name(1), "FREQ_TRANS_CYCLES");
+    EXPECT_EQ(r.box.event_name(2), "CORE0_TRANSITION_CYCLES");
+    EXPECT_EQ(r.diag_count(), 0u);
+}
+
+// B11: FREQ_BANDk_CYCLES counts cycles whose frequency (one input, 100 MHz
+// steps) is at least byte k of the filter; a filter write takes effect at once.
+TEST(DecisionPcu, BandEventsCompareTheFrequencyWithTheirFilterByte) {
+    rig r(box_kind::pcu, ivb);
+    const unsigned freq = r.input("FREQ_BAND2_CYCLES");
+    EXPECT_EQ(freq, r.input("FREQ_BAND0_CYCLES")) << "the four band events share the frequency input";
+    r.box.post_run(0, 10, freq, 12);   // 1.2 GHz
+    r.box.post_run(10, 10, freq, 24);  // 2.4 GHz
+    r.box.post_run(20, 10, freq, 30);  // 3.0 GHz
+    r.write("BOX_FILTER", 0x1E140A00u, 0);  // bands 0, 1.0, 2.0, 3.0 GHz (PCM's choice, band 0 at 0)
+    for (unsigned k = 0; k < 4; ++k) r.write("CTL" + std::to_string(k), en | ev(0x0B + k), 0);
+    EXPECT_EQ(r.read("CTR0", 30), 30u) << "at least 0 GHz: every cycle";
+    EXPECT_EQ(r.read("CTR1", 30), 30u);
+    EXPECT_EQ(r.read("CTR2", 30), 20u);
+    EXPECT_EQ(r.read("CTR3", 30), 10u);
+    // Band 3 moves to 2.5 GHz at cycle 25: cycles 25-29 at 3.0 GHz count.
+    rig t(box_kind::pcu, ivb);
+    t.box.post_run(0, 30, freq, 30);
+    t.write("BOX_FILTER", 0xFF000000u, 0);
+    t.write("CTL0", en | ev(0x0E), 0);
+    t.write("BOX_FILTER", 0x19000000u, 25);
+    EXPECT_EQ(t.read("CTR0", 30), 5u);
+    EXPECT_EQ(t.read("BOX_FILTER", 30), 0x19000000u);
+    // The counter's own threshold and edge act on the band's compare:
+    // entries into the band.
+    rig u(box_kind::pcu, snb);
+    for (cycle_t c = 0; c < 40; c += 10) u.box.post_run(c, 5, freq, 30);  // 3.0 GHz half the time
+    u.write("BOX_FILTER", 0x1Eu, 0);
+    u.write("CTL0", en | thresh(1) | edge | ev(0x0B), 0);
+    EXPECT_EQ(u.read("CTR0", 40), 4u);
+}
+
+// B12: the residency counters outside PMON count cycles in which some core is
+// in C3 / C6, never stop for a freeze or a reset, and a write sets them.
+TEST(DecisionPcu, ResidencyCountersRunOutsidePmon) {
+    rig r(box_kind::pcu, ivb);
+    const unsigned c3 = r.input("POWER_STATE_OCCUPANCY", "CORES_C3"),
+                   c6 = r.input("POWER_STATE_OCCUPANCY", "CORES_C6");
+    r.box.post_run(0, 10, c3, 3);  // three cores in C3, then one
+    r.box.post_run(10, 5, c3, 1);
+    r.box.post_run(20, 10, c6, 15);
+    r.write("BOX_CTL", ivb_frz, 0);  // the PMON counters frozen from the start
+    r.write("CTL0", en | ev(0x00), 0);
+    EXPECT_EQ(r.read("CORE_C3_CTR", 40), 15u) << "cycles, not cores";
+    EXPECT_EQ(r.read("CORE_C6_CTR", 40), 10u);
+    EXPECT_EQ(r.read("CTR0", 40), 0u) << "the PMON counter is frozen";
+    r.write("BOX_CTL", ivb_run | 0x3, 40);  // rst_ctrl and rst_ctrs
+    EXPECT_EQ(r.read("CORE_C3_CTR", 41), 15u) << "not reset by BOX_CTL";
+    r.write("CORE_C6_CTR", ~0ull - 1, 41);  // 64 bits, RW-V
+    r.box.post_run(50, 5, c6, 2);
+    EXPECT_EQ(r.read("CORE_C6_CTR", 60), 3u) << "wraps at 2^64";
+    EXPECT_EQ(r.box.counter_wraps(5), 1u);
+    EXPECT_EQ(r.box.event_name(4), "C3 residency");
+    EXPECT_EQ(r.diag_count(), 0u);
+}
+
+// B10: IVB-EP's PCU reports overflow in BOX_STATUS (0xC35) with ov_en;
+// SNB-EP's has no BOX_STATUS and no ov_en.
+TEST(DecisionPcu, BoxStatusOnIvbEpOnly) {
+    rig r(box_kind::pcu, ivb);
+    EXPECT_EQ(r.reg("PCU_MSR_PMON_BOX_STATUS").offset, 0xC35u);
+    EXPECT_EQ(r.box.spec().global_bit, 2) << "GLOBAL_STATUS.ov_p";
+    r.write("CTR2", pow2(48) - 5, 0);
+    r.write("CTL2", en | ov_en | ev(0x00), 0);
+    EXPECT_EQ(r.read("BOX_STATUS", 10), 0x4u);
+    r.write("BOX_STATUS", 0x4, 10);
+    EXPECT_EQ(r.read("BOX_STATUS", 11), 0u);
+    rig s(box_kind::pcu, snb);
+    EXPECT_EQ(s.box.spec().table.find("PCU_MSR_PMON_BOX_STATUS"), nullptr);
+    EXPECT_EQ(s.box.spec().global_bit, -1);
+    s.write("CTL0", en | ov_en | ev(0x00), 0);
+    EXPECT_EQ(s.read("CTL0", 1), en) << "bit 20 is reserved on SNB-EP";
 }
 
 }  // namespace

@@ -382,7 +382,7 @@ TEST(EventSpecPerf, SyntaxErrors) {
               "uncore_qpi_0/event=0x14: missing the closing '/'");
     EXPECT_EQ(error_of("uncore_sbox_0/event=0x14/"),
               "uncore_sbox_0/event=0x14/: unknown PMU 'uncore_sbox_0' (uncore_ubox, uncore_r2pcie, "
-              "uncore_qpi_0..1, uncore_imc_0..7, uncore_ha_0..1, uncore_r3qpi_0..2, uncore_cbox_0..14)");
+              "uncore_qpi_0..1, uncore_imc_0..7, uncore_ha_0..1, uncore_r3qpi_0..2, uncore_cbox_0..14, uncore_pcu)");
     EXPECT_EQ(error_of("uncore_qpi_0/event=0x14,period=10/"),
               "uncore_qpi_0/event=0x14,period=10/: unknown term 'period=10' for uncore_qpi_0");
     EXPECT_EQ(error_of("uncore_qpi_0/umask=0x8/"), "uncore_qpi_0/umask=0x8/: no event= term");
@@ -405,10 +405,10 @@ TEST(EventSpecErrors, BoxesMustExist) {
     EXPECT_EQ(parse("qpi2/CLOCKTICKS", ivb, 3).unit, 2u);
     EXPECT_EQ(parse("qpi2/CLOCKTICKS", ivb, 3).name, "qpi2/CLOCKTICKS");
     EXPECT_EQ(error_of("sbox0/CLOCKTICKS"),
-              "sbox0/CLOCKTICKS: unknown box 'sbox0' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14) (did you mean ubox, cbo0 or cbo10?)");
+              "sbox0/CLOCKTICKS: unknown box 'sbox0' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14, pcu) (did you mean ubox, cbo0 or cbo10?)");
     EXPECT_EQ(error_of("CLOCKTICKS"),
               "CLOCKTICKS: expected BOX/EVENT (box ubox, ubox_fixed, r2pcie, qpi0.., imc0.., ha0.., r3qpi0.., "
-              "cbo0..) or a Linux perf PMU/event=...,umask=.../");
+              "cbo0.., pcu) or a Linux perf PMU/event=...,umask=.../");
     EXPECT_EQ(error_of("qpi0/"), "qpi0/: no event after 'qpi0/'");
     EXPECT_EQ(error_of("  "), "empty event specification");
 }
@@ -428,8 +428,8 @@ TEST(EventSpecErrors, EventsAndSubEventsMustBeInTheCatalog) {
               "qpi0/TxL_FLITS_G0.IDLE: TxL_FLITS_G0 has no sub-event 'IDLE' (DATA, NON_DATA)");
     EXPECT_EQ(error_of("ubox/LOCK_CYCLES,frobnicate"),
               "ubox/LOCK_CYCLES,frobnicate: unknown modifier 'frobnicate' (thresh=, edge, inv, "
-              "socket=, and for CTO_COUNT match0=/match1=/mask0=/mask1=, match=/mask=, "
-              "config1=/config2=, match_*/mask_*)");
+              "socket=, for CTO_COUNT match0=/match1=/mask0=/mask1=, match=/mask=, "
+              "config1=/config2=, match_*/mask_*, for the PCU occ_edge, occ_invert, filter_band0..3=)");
     EXPECT_EQ(error_of("ubox/LOCK_CYCLES,"), "ubox/LOCK_CYCLES,: empty modifier");
     EXPECT_EQ(error_of("ubox/LOCK_CYCLES,thresh"),
               "ubox/LOCK_CYCLES,thresh: thresh needs a value (thresh=N)");
@@ -495,6 +495,49 @@ namespace {
 // Nehalem-EP / Westmere-EP: the catalog box "uncore" and Linux's PMU of the
 // same name (format: event, umask, edge, inv, cmask; event=0xff is the fixed
 // counter), and boxes that CPU does not have.
+// The PCU (decisions.md B10, B11): occ_sel as the occupancy event's
+// sub-event, occ_edge/occ_invert, a band event's filter byte, ev_sel_ext.
+TEST(EventSpecPcu, OccupancyBandsAndTheExtraSelectBit) {
+    const event_spec c0 = parse("pcu/POWER_STATE_OCCUPANCY.CORES_C0");
+    EXPECT_EQ(c0.ctl, 0x4080u);
+    EXPECT_EQ(c0.name, "pcu/POWER_STATE_OCCUPANCY.CORES_C0");
+    EXPECT_EQ(parse("uncore_pcu/event=0x80,occ_sel=1/").ctl, 0x4080u);
+    const event_spec c6 = parse("uncore_pcu/event=0x80,occ_sel=3,thresh=2,occ_edge,occ_invert/");
+    EXPECT_EQ(c6.ctl, 0xC200C080u);
+    EXPECT_EQ(c6.name, "pcu/POWER_STATE_OCCUPANCY.CORES_C6,thresh=2,occ_edge,occ_invert");
+    EXPECT_EQ(parse(c6.name).ctl, c6.ctl) << "the canonical name parses back";
+    EXPECT_EQ(parse("uncore_pcu/config=0xc200c080/").ctl, 0xC200C080u);
+    const event_spec band = parse("pcu/FREQ_BAND2_CYCLES,filter_band2=30");
+    EXPECT_EQ(band.ctl, 0x0Du);
+    EXPECT_EQ(band.band, 2);
+    EXPECT_EQ(band.band_value, 30u);
+    EXPECT_EQ(band.name, "pcu/FREQ_BAND2_CYCLES,filter_band2=30");
+    EXPECT_EQ(parse("uncore_pcu/event=0xd,filter_band2=30/").band_value, 30u);
+    EXPECT_EQ(parse("pcu/FREQ_BAND0_CYCLES").band_value, 0u) << "no byte given: 0, every cycle";
+    EXPECT_EQ(parse("pcu/CLOCKTICKS").band, -1);
+    // snb-ep: FREQ_TRANS_CYCLES is 0x00 with the extra select bit.
+    EXPECT_EQ(parse("pcu/FREQ_TRANS_CYCLES", snb).ctl, 0x200000u);
+    EXPECT_EQ(parse("uncore_pcu/event=0x100/", snb).name, "pcu/FREQ_TRANS_CYCLES");
+    EXPECT_EQ(error_of("pcu/CLOCKTICKS,occ_edge,thresh=1"),
+              "pcu/CLOCKTICKS,occ_edge,thresh=1: occ_edge applies to occupancy events (ev_sel bit 7: "
+              "POWER_STATE_OCCUPANCY), not to CLOCKTICKS");
+    EXPECT_EQ(error_of("pcu/POWER_STATE_OCCUPANCY.CORES_C3,thresh=1,edge"),
+              "pcu/POWER_STATE_OCCUPANCY.CORES_C3,thresh=1,edge: edge does not apply to an occupancy event: use "
+              "occ_edge");
+    EXPECT_EQ(error_of("pcu/POWER_STATE_OCCUPANCY.CORES_C3,occ_invert"),
+              "pcu/POWER_STATE_OCCUPANCY.CORES_C3,occ_invert: occ_edge and occ_invert need thresh >= 1 (they act "
+              "on the threshold comparison)");
+    EXPECT_EQ(error_of("pcu/FREQ_BAND1_CYCLES,filter_band0=20"),
+              "pcu/FREQ_BAND1_CYCLES,filter_band0=20: filter_band0: FREQ_BAND1_CYCLES reads band 1");
+    EXPECT_EQ(error_of("pcu/FREQ_BAND1_CYCLES,filter_band1=256"),
+              "pcu/FREQ_BAND1_CYCLES,filter_band1=256: filter_band1=256 does not fit the band filter's byte "
+              "(0-255, 100 MHz steps)");
+    EXPECT_EQ(error_of("ubox/LOCK_CYCLES,occ_edge"), "ubox/LOCK_CYCLES,occ_edge: occ_edge: only the PCU's occupancy "
+                                                     "events have occ_edge");
+    EXPECT_EQ(error_of("uncore_pcu/event=0x80,occ_sel=4/"),
+              "uncore_pcu/event=0x80,occ_sel=4/: occ_sel=4 does not fit occ_sel (config:14-15: 0-3)");
+}
+
 TEST(EventSpecNehalem, CatalogNamesAndLinuxSyntax) {
     constexpr cpu_model nhm = cpu_model::nhm_ep;
     const event_spec a = parse_event("uncore/QMC_WRITES.FULL_ANY", nhm, 2);
@@ -523,7 +566,7 @@ TEST(EventSpecNehalem, BoxesMustBeThisCpus) {
               "qpi0/RxL_FLITS_G1.DRS_DATA: qpi0 does not exist on nhm-ep (uncore, uncore_fixed)");
     EXPECT_EQ(error_of("uncore/QMC_WRITES.FULL_ANY"),  // ivb-ep
               "uncore/QMC_WRITES.FULL_ANY: uncore does not exist on ivb-ep (ubox, ubox_fixed, r2pcie, qpi0, qpi1, "
-              "qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14)");
+              "qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14, pcu)");
     EXPECT_EQ(error_of("uncore_qpi_0/event=0x14/", cpu_model::nhm_ep),
               "uncore_qpi_0/event=0x14/: qpi0 does not exist on nhm-ep (uncore, uncore_fixed)");
     EXPECT_EQ(error_of("uncore_cbox_0/event=0x14/", cpu_model::nhm_ep),

@@ -178,12 +178,13 @@ TEST(PlatformRegisters, ReadBackResetValuesAndReadOnly) {
     EXPECT_EQ(f.read(32, 0x186, 0, v, first), serve::platform_msr_file::result::no_such_msr);
 }
 
-TEST(PlatformRegisters, CachingAgentsAreTheModels) {
+TEST(PlatformRegisters, CachingAgentsAndThePcuAreTheModels) {
     serve::platform_msr_file ivb8(cpu_model::ivb_ep, 16, 8, 1);
     EXPECT_FALSE(ivb8.has(0xD04)) << "the CBo MSRs are the model's boxes (decisions.md B8)";
     EXPECT_FALSE(ivb8.has(0xD1A + 0x20 * 7));
     EXPECT_FALSE(ivb8.has(0xC00)) << "the model's MSRs are not in the platform file";
-    EXPECT_TRUE(ivb8.has(0xC24)) << "the PCU is not modeled yet";
+    for (uint32_t msr : {0xC24u, 0xC30u, 0xC34u, 0xC35u, 0xC39u})
+        EXPECT_FALSE(ivb8.has(msr)) << std::hex << msr << ": the PCU is the model's box (decisions.md B10)";
 }
 
 TEST(PlatformFunctions, NoneOnTheE5s) {

@@ -1006,5 +1006,33 @@ TEST(TableSpec, CachingAgentMsrsMatchTheManuals) {
     EXPECT_EQ(make_box_spec(box_kind::cbo, snb, 7).global_bit, -1);
 }
 
+// The PCU: 327043-001 Table 2-73..2-79, 329468-002 Table 2-118..2-125
+// (BOX_STATUS 0xC35 is likwid's address; decisions.md B10-B12).
+TEST(TableSpec, PcuMsrsMatchTheManuals) {
+    const register_table s = pcu_register_table(snb), i = pcu_register_table(ivb);
+    for (const register_table* t : {&s, &i}) {
+        EXPECT_TRUE(t->msr_space);
+        EXPECT_EQ(t->find("PCU_MSR_PMON_BOX_CTL")->offset, 0xC24u);
+        EXPECT_EQ(t->find("PCU_MSR_PMON_CTL0")->offset, 0xC30u);
+        EXPECT_EQ(t->find("PCU_MSR_PMON_CTL3")->offset, 0xC33u);
+        EXPECT_EQ(t->find("PCU_MSR_PMON_BOX_FILTER")->offset, 0xC34u);
+        EXPECT_EQ(t->find("PCU_MSR_PMON_BOX_FILTER")->mask_of(attr::rw_v), 0xFFFFFFFFu) << "four band bytes";
+        EXPECT_EQ(t->find("PCU_MSR_PMON_CTR0")->offset, 0xC36u);
+        EXPECT_EQ(t->find("PCU_MSR_PMON_CTR3")->offset, 0xC39u);
+        EXPECT_EQ(t->find("PCU_MSR_PMON_CTR3")->fields.at(1).hi, 47u) << "48 bits";
+        EXPECT_EQ(t->find("PCU_MSR_CORE_C3_CTR")->offset, 0x3FCu);
+        EXPECT_EQ(t->find("PCU_MSR_CORE_C6_CTR")->offset, 0x3FDu);
+        EXPECT_EQ(t->find("PCU_MSR_CORE_C6_CTR")->mask_of(attr::rw_v), ~0ull) << "64 bits";
+    }
+    EXPECT_EQ(s.find("PCU_MSR_PMON_CTL0")->mask_of(attr::rw_v), 0xDFE4C0FFu)
+        << "occ_edge, occ_invert, thresh 28:24, invert, en, ext, edge, occ_sel, ev_sel";
+    EXPECT_EQ(i.find("PCU_MSR_PMON_CTL0")->mask_of(attr::rw_v), 0xDF74C0FFu) << "no invert; ov_en";
+    EXPECT_EQ(s.find(0xC35u), nullptr) << "no BOX_STATUS on SNB-EP";
+    EXPECT_EQ(i.find(0xC35u)->mask_of(attr::rw1c), 0xFu);
+    EXPECT_EQ(s.find("PCU_MSR_PMON_BOX_CTL")->mask_of(attr::rw), 0x10100u) << "frz_en, frz";
+    EXPECT_EQ(make_box_spec(box_kind::pcu, ivb).global_bit, 2) << "ov_p";
+    EXPECT_EQ(make_box_spec(box_kind::pcu, ivb).counters, 6u) << "four PMON counters and the two residency counters";
+}
+
 }  // namespace
 }  // namespace pmonsim

@@ -208,6 +208,18 @@ TEST(SchedulerFilter, DifferentFiltersOnOnePortAreRefused) {
               "CTO_COUNT,match=0x1c08,mask=0x1e00 (a QPI port has one match/mask filter)");
 }
 
+// The PCU's band filter: one byte per band (decisions.md B11).
+TEST(SchedulerFilter, BandEventsShareABandOnlyWithItsByte) {
+    const auto events = parse_all({"pcu/FREQ_BAND0_CYCLES,filter_band0=10", "pcu/FREQ_BAND1_CYCLES,filter_band1=20",
+                                   "pcu/FREQ_BAND1_CYCLES,filter_band1=20,thresh=1,edge", "pcu/CLOCKTICKS"});
+    const auto a = schedule(events, 1);
+    ASSERT_EQ(a.size(), 4u);
+    expect_valid(events, a);
+    EXPECT_EQ(error_of({"pcu/FREQ_BAND1_CYCLES,filter_band1=20", "pcu/FREQ_BAND1_CYCLES,filter_band1=30,thresh=1"}),
+              "pcu: band filters differ: FREQ_BAND1_CYCLES,filter_band1=20 and "
+              "FREQ_BAND1_CYCLES,thresh=1,filter_band1=30 (the band filter has one byte per band)");
+}
+
 TEST(SchedulerFilter, EachPortHasItsOwnFilter) {
     const auto events = parse_all({"qpi0/CTO_COUNT:DRS.AnyDataC", "qpi1/CTO_COUNT:DRS.DataC_M",
                                    "qpi2/CTO_COUNT:NCB.AnyInt"},

@@ -501,7 +501,10 @@ TEST(TraceBinaryRoundTrip, EventsWithEveryCatalogInputBothWays) {
         ASSERT_EQ(from_text.size(), want.size());
         for (std::size_t i = 0; i < want.size(); ++i) {  // the reader fills the cycle in
             const box_clock c = describe(cpu).need(want[i].kind).clock;
-            const uint64_t hz = c == box_clock::qclk ? ctx.qclk_hz : c == box_clock::dclk ? ctx.dclk_hz : ctx.uclk_hz;
+            const uint64_t hz = c == box_clock::qclk   ? ctx.qclk_hz
+                                : c == box_clock::dclk ? ctx.dclk_hz
+                                : c == box_clock::pclk ? ctx.pclk_hz
+                                                       : ctx.uclk_hz;
             EXPECT_EQ(from_text[i].cycle, clock_domain(hz).cycles_before(want[i].time));
             want[i].cycle = from_text[i].cycle;
         }
@@ -724,7 +727,7 @@ TEST(TraceBinaryRecords, EventChecksAndWordsAreTheTextOnes) {
     EXPECT_EQ(bin_reason(events_cycles + enc(with([](eraw& e) { e.sub = 8; })), ctx),
               "column 'umask': '8' is not a sub-event bit (0-7, or 255 for none)");
     EXPECT_EQ(bin_reason(events_cycles + enc(with([](eraw& e) { e.box = 40; })), ctx),
-              "column 'box': '40' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7)");
+              "column 'box': '40' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, pcu)");
     EXPECT_EQ(bin_reason(events_cycles + enc(with([](eraw& e) { e.reserved = 1; })), ctx),
               "reserved bytes 23-23 are not zero");
 }

@@ -545,7 +545,7 @@ TEST(TraceTextFastPath, ErrorsStillNameFileLineAndColumn) {
          "t.csv:2:5: column 'repeat': '18446744073709551615' is too large: the run would pass the "
          "last cycle"},
         {"time,box,event,count,ext\n1,ubox,LOCK_CYCLES,1,1\n",
-         "t.csv:2:5: column 'ext': '1' is not allowed for box 'ubox': only QPI events have an "
+         "t.csv:2:5: column 'ext': '1' is not allowed for box 'ubox': only QPI and PCU events have an "
          "extra select bit"},
     };
     for (const auto& [text, what] : cases)
