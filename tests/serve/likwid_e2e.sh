@@ -220,8 +220,8 @@ echo "ok: MEM group: $checked CAS counts and bandwidths equal the model's"
 
 # 5. The UNCORECLOCK group: every box's clock over the counting window. The
 # window is the QPI clock's count (1 GHz: ns); UCLK runs at 2 GHz, DCLK at
-# 800 MHz. (likwid itself refuses DRAM_CLOCKTICKS on MBOXnC0, "not allowed";
-# the PCU is not modeled yet: WBOX0 reads 0.)
+# 800 MHz, like the PCU's clock. (likwid itself refuses DRAM_CLOCKTICKS on
+# MBOXnC0, "not allowed".)
 timeout 300 "$pmonsim" exec --sockets 2 --log "$work/log" --report none -- \
   likwid-perfctr -M 0 -c S0:0@S1:0 -g UNCORECLOCK sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr -g UNCORECLOCK failed"
 virtual_runtime
@@ -243,11 +243,41 @@ for s in 0 1; do
   for k in 0 7; do
     check CBOX_CLOCKTICKS CBOX${k}C0 $col $(( 2 * ns )) msr $cpu $(printf '0x%x' $(( 0xd16 + 0x20 * k )))
   done
+  check WBOX_CLOCKTICKS WBOX0 $col $(( 8 * ns / 10 )) msr $cpu 0xc36
   [ "$(table CBOX_CLOCKTICKS CBOX8C0 $col)" = "-" ] || fail "CBOX8 on a machine with 8 cores a socket"
   [ "$(table BBOX_CLOCKTICKS BBOX1C0 $col)" = "-" ] || fail "BBOX1 (the second home agent) on a machine with one controller"
   [ "$(table RBOX_CLOCKTICKS RBOX2C0 $col)" = "-" ] || fail "RBOX2 (R3QPI link 2) on a machine with two QPI ports"
 done
-echo "ok: UNCORECLOCK group: $checked clocks of the UBox, R2PCIe, QPI, HA, R3QPI, iMC and CBo boxes equal the model's"
+echo "ok: UNCORECLOCK group: $checked clocks of the UBox, R2PCIe, QPI, HA, R3QPI, iMC, CBo and PCU boxes equal the model's"
+
+# 5b. The PCU (WBOX): occupancy sub-counters with likwid's OCCUPANCY option
+# (occ_sel), and its CORES_IN_C3/C6 on the residency counters 0x3FC/0x3FD
+# (WBOX0FIX/WBOX1FIX). Without the option likwid programs event 0x80 with
+# occ_sel 0, which selects nothing: the counter reads 0 and the model says why.
+cat > "$work/pcu.csv" <<'EOT'
+time,socket,box,event,umask,ext,count,repeat
+1004000000,0,pcu,POWER_STATE_OCCUPANCY.CORES_C0,,,5,2000000
+1004000000,0,pcu,POWER_STATE_OCCUPANCY.CORES_C3,,,2,800000
+1004000000,0,pcu,POWER_STATE_OCCUPANCY.CORES_C6,,,1,400000
+1004000000,1,pcu,POWER_STATE_OCCUPANCY.CORES_C0,,,8,1000000
+EOT
+events=POWER_STATE_OCCUPANCY_CORES_C0:WBOX0:OCCUPANCY=0x1,POWER_STATE_OCCUPANCY_CORES_C3:WBOX1:OCCUPANCY=0x2
+events=$events,POWER_STATE_OCCUPANCY_CORES_C0:WBOX3,CORES_IN_C3:WBOX0FIX,CORES_IN_C6:WBOX1FIX
+timeout 300 "$pmonsim" exec --sockets 2 --trace "$work/pcu.csv" --log "$work/log" --report none -- \
+  likwid-perfctr -M 0 -c S0:0@S1:0 -g "$events" sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr on WBOX failed"
+virtual_runtime
+checked=0
+check POWER_STATE_OCCUPANCY_CORES_C0 WBOX0:OCCUPANCY=0x1 1 10000000 msr 0 0xc36
+check POWER_STATE_OCCUPANCY_CORES_C0 WBOX0:OCCUPANCY=0x1 2 8000000 msr 16 0xc36
+check POWER_STATE_OCCUPANCY_CORES_C3 WBOX1:OCCUPANCY=0x2 1 1600000 msr 0 0xc37
+check POWER_STATE_OCCUPANCY_CORES_C0 WBOX3 1 0 msr 0 0xc39
+check CORES_IN_C3 WBOX0FIX 1 800000 msr 0 0x3fc
+check CORES_IN_C6 WBOX1FIX 1 400000 msr 0 0x3fd
+check CORES_IN_C3 WBOX0FIX 2 0 msr 16 0x3fc
+grep -q "socket 0 pcu PCU_MSR_PMON_CTL3 = 0x500080: an occupancy event (ev_sel bit 7) with occ_sel 0 selects no occupancy sub-counter" "$work/log" ||
+  fail "no diagnostic for likwid's WBOX3 without OCCUPANCY"
+checked=$(( checked + 1 ))
+echo "ok: WBOX: $checked PCU occupancy and residency counts equal the model's"
 
 # 6. The CBOX group: LLC_VICTIMS.M_STATE on counter 0 and LLC_LOOKUP.ANY
 # (with likwid's state filter, which the model stores) on counter 1 of every

@@ -70,7 +70,9 @@ checked=$((checked + 2))
   echo "104000,0,0,rx,NCB"
 } > "$work/qpi.csv"
 report() { awk -F, -v s="$1" -v b="$2" -v c="$3" '$1 == s && $2 == b && $4 == c { print $6 }' "$work/report.csv"; }
-perf_count() { awk -F, -v s="$1" -v e="$2" '$1 == s && $5 == e { print $3 }' "$work/err"; }
+# (An event's name may hold commas: the fields after the fifth that end it.)
+perf_count() { awk -F, -v s="$1" -v e="$2" '$1 == s { n = $5; for (i = 6; i <= NF && n != e && index(e, n ",") == 1; ++i) n = n "," $i
+                                                       if (n == e) print $3 }' "$work/err"; }
 expect() {  # socket event expected
   local got
   got=$(perf_count "S$1" "$2")
@@ -167,4 +169,50 @@ for cpu in snb-ep ivb-ep; do
   expect 1 UNC_M_CAS_COUNT.RD 0
   grep -q "^S0,1,12.21,MiB,uncore_imc_0/cas_count_read/" "$work/err" || fail "$cpu: cas_count_read is not in MiB"
 done
+
+# 6. The PCU (uncore_pcu): occupancy sub-counters by occ_sel, occ_edge with a
+# threshold, the band filter by filter_bandN (config1), Intel's names, and the
+# ext events (SNB-EP FREQ_TRANS_CYCLES is event=0x100, CLOCKTICKS 0x00). From
+# 0.1 ms socket 0 runs at 2.4 GHz with 6 cores in C0 for 200000 PCU cycles,
+# then at 1.2 GHz for as long; two of its cores sit in C3 from 0.2 ms for
+# 50000 cycles; socket 1 holds 3 cores in C6 for 400000 cycles.
+{
+  echo "time,socket,box,event,umask,count,repeat"
+  echo "100000,0,pcu,FREQ_BAND0_CYCLES,,24,200000"
+  echo "100000,0,pcu,POWER_STATE_OCCUPANCY,CORES_C0,6,200000"
+  echo "100000,1,pcu,POWER_STATE_OCCUPANCY,CORES_C6,3,400000"
+  echo "200000,0,pcu,POWER_STATE_OCCUPANCY,CORES_C3,2,50000"
+  echo "350000,0,pcu,FREQ_BAND0_CYCLES,,12,200000"
+} > "$work/pcu.csv"
+"$pmonsim" exec --sockets 2 --trace "$work/pcu.csv" --report csv --report-file "$work/report.csv" -- \
+  perf stat -a -x, --per-socket -e uncore_pcu/event=0xc,filter_band1=20/ -e uncore_pcu/event=0xd,filter_band2=10/ \
+  -e uncore_pcu/event=0x80,occ_sel=1/ -e uncore_pcu/event=0x80,occ_sel=2,thresh=1,occ_edge=1/ -- sleep 0.001 \
+  > "$work/out" 2> "$work/err" || fail "perf stat of uncore_pcu"
+expect 0 uncore_pcu/event=0xc,filter_band1=20/ 200000   # the cycles at or above 2.0 GHz
+expect 0 uncore_pcu/event=0xd,filter_band2=10/ 400000   # at or above 1.0 GHz
+expect 0 uncore_pcu/event=0x80,occ_sel=1/ 1200000      # 6 cores x 200000 cycles
+expect 0 uncore_pcu/event=0x80,occ_sel=2,thresh=1,occ_edge=1/ 1  # cores entered C3 once
+expect 1 uncore_pcu/event=0x80,occ_sel=1/ 0
+awk -F, '$1 == 1 && $2 == "pcu" && $3 == 5 && $6 == 400000 { found = 1 } END { exit !found }' "$work/report.csv" ||
+  fail "socket 1's C6 residency is not 400000 cycles"
+checked=$((checked + 1))
+# (perf's own alias for the C6 occupancy is event=0x80 without occ_sel, which
+# selects no sub-counter: it counts nothing, and the model says so.)
+"$pmonsim" exec --sockets 2 --trace "$work/pcu.csv" --log "$work/log" --report none -- \
+  perf stat -a -x, --per-socket -e UNC_P_POWER_STATE_OCCUPANCY.CORES_C6 -e UNC_P_CLOCKTICKS -- sleep 0.001 \
+  > "$work/out" 2> "$work/err" || fail "perf stat by Intel's PCU names"
+expect 1 UNC_P_POWER_STATE_OCCUPANCY.CORES_C6 0
+grep -q "socket 1 pcu PCU_MSR_PMON_CTL0 = 0x400080: an occupancy event (ev_sel bit 7) with occ_sel 0" "$work/log" ||
+  fail "no diagnostic for perf's UNC_P_POWER_STATE_OCCUPANCY.CORES_C6 without occ_sel"
+checked=$((checked + 1))
+expect 0 UNC_P_CLOCKTICKS 800000                       # 1 ms of the 800 MHz PCU clock
+{
+  echo "time,socket,box,event,umask,count,repeat"
+  echo "100000,0,pcu,FREQ_TRANS_CYCLES,,1,1000"
+} > "$work/snb-pcu.csv"
+"$pmonsim" exec --cpu snb-ep --sockets 2 --trace "$work/snb-pcu.csv" --report none -- \
+  perf stat -a -x, --per-socket -e uncore_pcu/event=0x100/ -e UNC_P_FREQ_TRANS_CYCLES -- sleep 0.001 \
+  > "$work/out" 2> "$work/err" || fail "perf stat of SNB-EP's ext PCU events"
+expect 0 uncore_pcu/event=0x100/ 1000
+expect 0 UNC_P_FREQ_TRANS_CYCLES 1000
 echo "PASS: $checked checks"

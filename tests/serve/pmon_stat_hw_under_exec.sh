@@ -35,3 +35,6 @@ check "snb-ep channels (D16:F0/F1/F4/F5)" "1,000      imc0/CAS_COUNT.RD" --cpu s
 printf 'cycle,box,event,umask,count,repeat\n0,cbo2,LLC_LOOKUP,ANY,1,1200\n0,cbo5,LLC_VICTIMS,M_STATE,1,30\n' > "$work/cbo.csv"
 check "caching agents (MSR boxes found by their BOX_CTL), Intel's full name on each" "1,200      cbo2/LLC_LOOKUP.ANY" --trace "$work/cbo.csv" -- \
   -e cbo2/LLC_LOOKUP.ANY -e cbo5/LLC_VICTIMS.M_STATE -e UNC_C_CLOCKTICKS --duration 0.000001
+check "the PCU: occupancy, a band with its filter byte, Linux's terms" "6,200      pcu/POWER_STATE_OCCUPANCY.CORES_C0" --trace "$traces/power_states/events.csv" -- \
+  -e pcu/POWER_STATE_OCCUPANCY.CORES_C0 -e pcu/FREQ_BAND2_CYCLES,filter_band2=20 \
+  -e uncore_pcu/event=0x80,occ_sel=2,thresh=1,occ_edge/ -e pcu/POWER_STATE_OCCUPANCY.CORES_C6,thresh=4 --duration 0.000002
