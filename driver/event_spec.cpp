@@ -139,6 +139,7 @@ std::optional<box_kind> fixed_of(box_kind kind) {
         case box_kind::r3qpi:
         case box_kind::cbo:
         case box_kind::pcu:
+        case box_kind::irp:
         case box_kind::imc: return std::nullopt;  // (the iMC's DCLK counter is in its own box)
     }
     return std::nullopt;

@@ -96,6 +96,9 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
         case box_kind::cbo:
             s.table = cbo_register_table(cpu, unit);
             break;
+        case box_kind::irp:
+            s.table = irp_register_table(cpu);
+            break;
         case box_kind::pcu:
             s.table = pcu_register_table(cpu);
             s.thresh = ctl_bits::thresh5;

@@ -20,8 +20,8 @@ enum class cpu_model : uint8_t { snb_ep, ivb_ep, nhm_ep, wsm_ep };
 // The CPU every tool models unless told otherwise (DECISIONS.md P1).
 constexpr cpu_model default_cpu = cpu_model::ivb_ep;
 
-enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc, ha, r3qpi, cbo, pcu };
-constexpr unsigned box_kind_count = 11;
+enum class box_kind : uint8_t { ubox, ubox_fixed, r2pcie, qpi, uncore, uncore_fixed, imc, ha, r3qpi, cbo, pcu, irp };
+constexpr unsigned box_kind_count = 12;
 const char* to_string(box_kind k);
 // Linux's perf PMU for a box kind: "uncore_ubox", "uncore_r2pcie", "uncore_qpi"
 // (a unit's is "uncore_qpi_N"), "uncore" (Nehalem/Westmere); a fixed counter
@@ -43,8 +43,8 @@ std::string unit_name(box_kind k, unsigned unit);
 // function its descriptor gives (iMC, HA, R3QPI; not the R2PCIe or the QPI
 // ports, which tools and tables treat by their own functions).
 bool pmon_function_per_unit(box_kind k);
-// Whether a kind's units are numbered in pmonsim's names ("ha0" even where
-// there is one).
+// Whether a kind's units are numbered in pmonsim's names: a kind of which
+// some CPU has several ("ha0" even where there is one; "irp", "pcu").
 bool numbered(box_kind k);
 
 // The clock a box counts: the uncore clock, the QPI link's (GT/s / 8), the
@@ -175,6 +175,9 @@ struct box_desc {
     // C6, from the occupancy inputs; never frozen, enabled or reset by PMON
     // controls (decisions.md B12).
     bool residency_counters = false;
+    // A PCI box's counter offsets where they are not the usual 0xA0 + 8i
+    // (the IRP's 0xA0, 0xB0, 0xB8, 0xC0; decisions.md B13); empty: the usual.
+    std::vector<uint32_t> ctr_offsets = {};
 };
 
 // How the CPU presents itself to software when the model is served to real

@@ -35,6 +35,8 @@ std::vector<event_def> ivb_ep_r3qpi_events();
 // catalog_cbo.cpp
 std::vector<event_def> snb_ep_cbo_events();
 std::vector<event_def> ivb_ep_cbo_events();
+// catalog_irp.cpp
+std::vector<event_def> ivb_ep_irp_events();
 // catalog_pcu.cpp
 std::vector<event_def> snb_ep_pcu_events();
 std::vector<event_def> ivb_ep_pcu_events();
@@ -81,6 +83,18 @@ box_desc pcu_box(box_ctl_style style, ctl_shape ctl, bool box_status, int global
     box_desc d{box_kind::pcu, box_clock::pclk, 1, 4, 48, ctl, style, box_status, false, {global_bit}, {}, events};
     d.band_filter = true;
     d.residency_counters = true;
+    return d;
+}
+
+// IVB-EP's IIO ring port (IRP, likwid's IBOX; decisions.md B13): one PCI
+// function, 05.6 (0E39) on the uncore bus where likwid looks for it, four
+// 48-bit UCLK counters (Linux) at Linux's unaligned offsets, BOX_STATUS with
+// a bit per counter and no GLOBAL_STATUS bit.
+box_desc irp_box() {
+    box_desc d{box_kind::irp, box_clock::uclk, 1, 4, 48, {false, true, false, true, true}, box_ctl_style::write1_16_17,
+               true, false, {-1}, {{5, 0x0E39, 0, 0, 6}}, catalog_data::ivb_ep_irp_events};
+    d.pci_class = 0x088000;
+    d.ctr_offsets = {0xA0, 0xB0, 0xB8, 0xC0};
     return d;
 }
 
@@ -197,6 +211,7 @@ cpu_desc ivb_ep() {
          0, 0x110100, 0x1F, cbo_filters::two_filters},
         pcu_box(box_ctl_style::write1_16_17, {false, true, true, true, true, true}, true, gs::ov_p.lo,
                 ivb_ep_pcu_events),
+        irp_box(),
     };
     d.aliases = {"ivb", "ivbep", "ivytown", "ivybridge-ep"};  // (perf's pmu-events name among them)
     return d;
@@ -268,6 +283,7 @@ const char* to_string(box_kind k) {
         case box_kind::r3qpi: return "r3qpi";
         case box_kind::cbo: return "cbo";
         case box_kind::pcu: return "pcu";
+        case box_kind::irp: return "irp";
     }
     return "?";
 }
@@ -285,6 +301,7 @@ const char* linux_pmu(box_kind k) {
         case box_kind::r3qpi: return "uncore_r3qpi";
         case box_kind::cbo: return "uncore_cbox";
         case box_kind::pcu: return "uncore_pcu";
+        case box_kind::irp: return "uncore_irp";
     }
     return "";
 }
@@ -293,7 +310,8 @@ bool pmon_function_per_unit(box_kind k) {
     switch (k) {
         case box_kind::imc:
         case box_kind::ha:
-        case box_kind::r3qpi: return true;
+        case box_kind::r3qpi:
+        case box_kind::irp: return true;
         case box_kind::ubox:
         case box_kind::ubox_fixed:
         case box_kind::r2pcie:
@@ -306,8 +324,11 @@ bool pmon_function_per_unit(box_kind k) {
     return false;
 }
 
-// (The QPI ports and every box with a PMON function per unit: several units.)
-bool numbered(box_kind k) { return k == box_kind::qpi || k == box_kind::cbo || pmon_function_per_unit(k); }
+bool numbered(box_kind k) {
+    for (const cpu_desc& c : cpu_registry())
+        if (c.units(k) > 1) return true;
+    return false;
+}
 
 std::string unit_name(box_kind k, unsigned unit) {
     return numbered(k) ? to_string(k) + std::to_string(unit) : std::string(to_string(k));
@@ -324,6 +345,7 @@ const char* event_prefix(box_kind k) {
         case box_kind::r3qpi: return "UNC_R3_";
         case box_kind::cbo: return "UNC_C_";
         case box_kind::pcu: return "UNC_P_";
+        case box_kind::irp: return "UNC_I_";
         case box_kind::uncore:
         case box_kind::uncore_fixed: return "UNC_";
     }

@@ -73,7 +73,8 @@ uncore_socket::uncore_socket(sc_core::sc_module_name name, const uncore_config& 
             case box_kind::r2pcie:
             case box_kind::imc:
             case box_kind::ha:
-            case box_kind::r3qpi: {
+            case box_kind::r3qpi:
+            case box_kind::irp: {
                 const pci_unit& u = d.pci.at(units[b]);
                 functions_.push_back({u.device, u.fn, m->core().spec().table, m, names[b], units[b]});
                 break;

@@ -11,7 +11,8 @@
 // - BOX_STATUS has one RW1C bit per counter (3:0) on both personalities
 //   (the iMC: the fixed counter's at bit 0, then one per general counter);
 // - the port-2 filter and misc functions on IVB-EP (D24:F6, D24:F0) and the
-//   port-1 misc device IDs are our own assumption.
+//   port-1 misc device IDs are our own assumption;
+// - the IRP's counters sit at Linux's unaligned offsets (decisions.md B13).
 #include "tables/register_table.h"
 
 #include <cstdio>
@@ -99,8 +100,10 @@ register_table pci_pmon_table(const std::string& prefix, const std::string& titl
         t.regs.push_back({prefix + "_CTL" + std::to_string(i), 0xD8u + 4u * i, 4, 0,
                           reg_role::ctl, i, pci_ctl_fields(box.ctl)});
     const uint8_t w = static_cast<uint8_t>(box.width);
+    if (!box.ctr_offsets.empty() && box.ctr_offsets.size() != box.counters)
+        throw std::logic_error(prefix + ": a counter offset per counter");
     for (uint8_t i = 0; i < box.counters; ++i)
-        t.regs.push_back({prefix + "_CTR" + std::to_string(i), 0xA0u + 8u * i, 8, 0,
+        t.regs.push_back({prefix + "_CTR" + std::to_string(i), box.ctr_offsets.empty() ? 0xA0u + 8u * i : box.ctr_offsets[i], 8, 0,
                           reg_role::ctr, i,
                           {{"rsv", 63, w, attr::rv, "reserved"},
                            {"event_count", static_cast<uint8_t>(w - 1), 0, attr::rw_v,
@@ -213,6 +216,14 @@ register_table r3qpi_register_table(cpu_model cpu, unsigned link) {
     return pci_pmon_table("R3_L" + std::to_string(link) + "_PCI_PMON",
                           "R3QPI link " + std::to_string(link) + " PMON function (D" + std::to_string(u.device) +
                               ":F" + std::to_string(u.fn) + ")",
+                          u.pmon_id, r);
+}
+
+register_table irp_register_table(cpu_model cpu) {
+    const box_desc& r = pci_box(cpu, box_kind::irp);
+    const pci_unit& u = r.pci.at(0);
+    return pci_pmon_table("IRP_PCI_PMON",
+                          "IIO ring port PMON function (D" + std::to_string(u.device) + ":F" + std::to_string(u.fn) + ")",
                           u.pmon_id, r);
 }
 

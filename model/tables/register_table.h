@@ -110,6 +110,8 @@ register_table imc_register_table(cpu_model cpu, unsigned unit);
 // an R3QPI link's.
 register_table ha_register_table(cpu_model cpu, unsigned unit);
 register_table r3qpi_register_table(cpu_model cpu, unsigned link);
+// IVB-EP's IIO ring port PMON function (05.6).
+register_table irp_register_table(cpu_model cpu);
 // A caching agent's MSRs (box n at 0xD04 + 0x20n).
 register_table cbo_register_table(cpu_model cpu, unsigned unit);
 // The PCU's MSRs (BOX_CTL 0xC24 ... CTR3 0xC39, the residency counters 0x3FC/0x3FD).

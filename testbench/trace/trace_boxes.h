@@ -30,7 +30,7 @@ inline constexpr trace_box trace_boxes[] = {
     {"cbo6", box_kind::cbo, 6}, {"cbo7", box_kind::cbo, 7}, {"cbo8", box_kind::cbo, 8},
     {"cbo9", box_kind::cbo, 9}, {"cbo10", box_kind::cbo, 10}, {"cbo11", box_kind::cbo, 11},
     {"cbo12", box_kind::cbo, 12}, {"cbo13", box_kind::cbo, 13}, {"cbo14", box_kind::cbo, 14},
-    {"pcu", box_kind::pcu, 0},
+    {"pcu", box_kind::pcu, 0},   {"irp", box_kind::irp, 0},
 };
 inline constexpr unsigned trace_box_count = sizeof trace_boxes / sizeof trace_boxes[0];
 

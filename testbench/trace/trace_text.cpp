@@ -471,7 +471,8 @@ struct alignas(64) text_trace_decoder::impl {
             std::string_view name = ev_part;
             if (istarts(name, "UNC_")) {
                 const box_kind kinds[] = {box_kind::ubox, box_kind::r2pcie, box_kind::qpi,  box_kind::imc,
-                                          box_kind::ha,   box_kind::r3qpi,  box_kind::cbo, box_kind::pcu};
+                                          box_kind::ha,   box_kind::r3qpi,  box_kind::cbo, box_kind::pcu,
+                                          box_kind::irp};
                 for (box_kind k : kinds) {
                     if (!istarts(name, prefix_of(k))) continue;
                     if (k != r.kind)

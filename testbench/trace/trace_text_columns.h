@@ -176,7 +176,8 @@ inline const char* prefix_of(box_kind k) {
         case box_kind::ha:
         case box_kind::r3qpi:
         case box_kind::cbo:
-        case box_kind::pcu: return event_prefix(k);
+        case box_kind::pcu:
+        case box_kind::irp: return event_prefix(k);
     }
     return "";
 }

@@ -73,7 +73,7 @@ assert not bad, f"rows of another width than the header's {len(head)}: {bad[:3]}
 st = head.index("state")
 counters = [r for r in rows[1:] if r[st] != "diagnostic"]
 diags = [r for r in rows[1:] if r[st] == "diagnostic"]
-assert len(counters) == 83 and len(diags) == 4, (len(counters), len(diags))  # 15, 4 iMC channels of 5, an HA of 4, 2 R3QPI links of 3, 8 CBos of 4, the PCU's 4 and 2 residency counters
+assert len(counters) == 87 and len(diags) == 4, (len(counters), len(diags))  # 15, 4 iMC channels of 5, an HA of 4, 2 R3QPI links of 3, 8 CBos of 4, the PCU's 4 and 2 residency counters, the IRP's 4
 d = dict(zip(head, diags[0]))
 assert d["box"] == "qpi0" and d["register"] == "Q_P0_PCI_PMON_BOX_CTL" and d["register_value"] == "0x00000003" \
     and d["reason"].startswith("bits 0x30000"), d

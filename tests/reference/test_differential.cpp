@@ -308,7 +308,8 @@ INSTANTIATE_TEST_SUITE_P(
                       scenario{box_kind::ha, cpu_model::snb_ep}, scenario{box_kind::ha, cpu_model::ivb_ep},
                       scenario{box_kind::r3qpi, cpu_model::snb_ep}, scenario{box_kind::r3qpi, cpu_model::ivb_ep},
                       scenario{box_kind::cbo, cpu_model::snb_ep}, scenario{box_kind::cbo, cpu_model::ivb_ep},
-                      scenario{box_kind::pcu, cpu_model::snb_ep}, scenario{box_kind::pcu, cpu_model::ivb_ep}),
+                      scenario{box_kind::pcu, cpu_model::snb_ep}, scenario{box_kind::pcu, cpu_model::ivb_ep},
+                      scenario{box_kind::irp, cpu_model::ivb_ep}),
     [](const ::testing::TestParamInfo<scenario>& p) {
         std::string cpu = to_string(p.param.cpu);
         return std::string(to_string(p.param.kind)) + "_" + cpu.substr(0, cpu.find('-'));

@@ -70,10 +70,13 @@ table() {
     { ev = $2; ctr = $3; gsub(/^ +| +$/, "", ev); gsub(/^ +| +$/, "", ctr) }
     ev == e && ctr == c { v = $(3 + col); gsub(/ /, "", v); print v; exit }' "$work/out"
 }
-# What the model answered likwid's last read of a register: "msr CPU REG" or "pci BUS:DD.F LO HI".
+# What the model answered likwid's last read of a register: "msr CPU REG", "pci BUS:DD.F LO HI",
+# or "pci32 BUS:DD.F LO" (likwid reads only the low dword of the IRP's counters).
 model() {
   if [ "$1" = msr ]; then
     awk -v k="rdmsr cpu $2 $3 ->" 'index($0, k) { v = $NF } END { print v }' "$work/log"
+  elif [ "$1" = pci32 ]; then
+    awk -v k="config read $2 $3/4 ->" 'index($0, k) { v = $NF } END { print v }' "$work/log"
   else
     awk -v lo="config read $2 $3/4 ->" -v hi="config read $2 $4/4 ->" \
       'index($0, lo) { l = $NF } index($0, hi) { h = $NF } END { if (l != "" && h != "") printf "0x%x\n", h * 4294967296 + l }' \
@@ -244,11 +247,29 @@ for s in 0 1; do
     check CBOX_CLOCKTICKS CBOX${k}C0 $col $(( 2 * ns )) msr $cpu $(printf '0x%x' $(( 0xd16 + 0x20 * k )))
   done
   check WBOX_CLOCKTICKS WBOX0 $col $(( 8 * ns / 10 )) msr $cpu 0xc36
+  check IBOX_CLOCKTICKS IBOX0C0 $col $(( 2 * ns )) pci32 $bus:05.6 0xa0
   [ "$(table CBOX_CLOCKTICKS CBOX8C0 $col)" = "-" ] || fail "CBOX8 on a machine with 8 cores a socket"
   [ "$(table BBOX_CLOCKTICKS BBOX1C0 $col)" = "-" ] || fail "BBOX1 (the second home agent) on a machine with one controller"
   [ "$(table RBOX_CLOCKTICKS RBOX2C0 $col)" = "-" ] || fail "RBOX2 (R3QPI link 2) on a machine with two QPI ports"
 done
-echo "ok: UNCORECLOCK group: $checked clocks of the UBox, R2PCIe, QPI, HA, R3QPI, iMC, CBo and PCU boxes equal the model's"
+echo "ok: UNCORECLOCK group: $checked clocks of the UBox, R2PCIe, QPI, HA, R3QPI, iMC, CBo, PCU and IRP boxes equal the model's"
+
+# 5a. The IRP (IBOX0, IBOX1: the pairs of the function at 05.6, its counters at
+# 0xA0, 0xB0, 0xB8, 0xC0; decisions.md B13). likwid reads their low dwords only.
+cat > "$work/irp.csv" <<'EOT'
+time,socket,box,event,umask,ext,count,repeat
+1004000000,0,irp,TRANSACTIONS.WRITES,,,1,5000
+1004000000,1,irp,CACHE_READ_OCCUPANCY.ANY,,,20,1000
+EOT
+timeout 300 "$pmonsim" exec --sockets 2 --trace "$work/irp.csv" --log "$work/log" --report none -- \
+  likwid-perfctr -M 0 -c S0:0@S1:0 -g TRANSACTIONS_WRITES:IBOX0C1,CACHE_READ_OCCUPANCY_ANY:IBOX1C1 sleep 0.01 \
+  > "$work/out" 2>&1 || fail "likwid-perfctr on IBOX failed"
+virtual_runtime
+checked=0
+check TRANSACTIONS_WRITES IBOX0C1 1 5000 pci32 7f:05.6 0xb0
+check CACHE_READ_OCCUPANCY_ANY IBOX1C1 2 20000 pci32 ff:05.6 0xc0
+check TRANSACTIONS_WRITES IBOX0C1 2 0 pci32 ff:05.6 0xb0
+echo "ok: IBOX: $checked IRP counts equal the model's"
 
 # 5b. The PCU (WBOX): occupancy sub-counters with likwid's OCCUPANCY option
 # (occ_sel), and its CORES_IN_C3/C6 on the residency counters 0x3FC/0x3FD

@@ -33,13 +33,13 @@ checked=0
 "$pmonsim" exec --sockets 2 --report none -- papi_component_avail > "$work/out" 2> "$work/err" ||
   fail "papi_component_avail"
 sed -n '/^Active components:/,$p' "$work/out" | grep -A6 "perf_event_uncore" | tr -s ' \n' ' ' |
-  grep -q "PMUs supported: ivbep_unc_cbo0, ivbep_unc_cbo1, ivbep_unc_cbo2, ivbep_unc_cbo3, ivbep_unc_cbo4 ivbep_unc_cbo5, ivbep_unc_cbo6, ivbep_unc_cbo7, ivbep_unc_ha0, ivbep_unc_imc0 ivbep_unc_imc1, ivbep_unc_imc2, ivbep_unc_imc3, ivbep_unc_pcu, ivbep_unc_qpi0 ivbep_unc_qpi1, ivbep_unc_ubo, ivbep_unc_r2pcie, ivbep_unc_r3qpi0 ivbep_unc_r3qpi1" ||
-  fail "perf_event_uncore is not active with the twenty served PMUs"
+  grep -q "PMUs supported: ivbep_unc_cbo0, ivbep_unc_cbo1, ivbep_unc_cbo2, ivbep_unc_cbo3, ivbep_unc_cbo4 ivbep_unc_cbo5, ivbep_unc_cbo6, ivbep_unc_cbo7, ivbep_unc_ha0, ivbep_unc_imc0 ivbep_unc_imc1, ivbep_unc_imc2, ivbep_unc_imc3, ivbep_unc_pcu, ivbep_unc_qpi0 ivbep_unc_qpi1, ivbep_unc_ubo, ivbep_unc_r2pcie, ivbep_unc_r3qpi0 ivbep_unc_r3qpi1, ivbep_unc_irp" ||
+  fail "perf_event_uncore is not active with the twenty-one served PMUs"
 checked=$((checked + 1))
 pmus() { grep -E '^\| [a-z0-9_]+::' "$work/out" | sed -E 's/^\| ([a-z0-9_]+)::.*/\1/' | grep _unc_ | sort -u | tr '\n' ' '; }
 "$pmonsim" exec --sockets 2 --report none -- papi_native_avail > "$work/out" 2> "$work/err" ||
   fail "papi_native_avail"
-[ "$(pmus)" = "ivbep_unc_cbo0 ivbep_unc_cbo1 ivbep_unc_cbo2 ivbep_unc_cbo3 ivbep_unc_cbo4 ivbep_unc_cbo5 ivbep_unc_cbo6 ivbep_unc_cbo7 ivbep_unc_ha0 ivbep_unc_imc0 ivbep_unc_imc1 ivbep_unc_imc2 ivbep_unc_imc3 ivbep_unc_pcu ivbep_unc_qpi0 ivbep_unc_qpi1 ivbep_unc_r2pcie ivbep_unc_r3qpi0 ivbep_unc_r3qpi1 ivbep_unc_ubo " ] ||
+[ "$(pmus)" = "ivbep_unc_cbo0 ivbep_unc_cbo1 ivbep_unc_cbo2 ivbep_unc_cbo3 ivbep_unc_cbo4 ivbep_unc_cbo5 ivbep_unc_cbo6 ivbep_unc_cbo7 ivbep_unc_ha0 ivbep_unc_imc0 ivbep_unc_imc1 ivbep_unc_imc2 ivbep_unc_imc3 ivbep_unc_irp ivbep_unc_pcu ivbep_unc_qpi0 ivbep_unc_qpi1 ivbep_unc_r2pcie ivbep_unc_r3qpi0 ivbep_unc_r3qpi1 ivbep_unc_ubo " ] ||
   fail "ivb-ep uncore PMUs: '$(pmus)'"
 for e in ivbep_unc_qpi0::UNC_Q_TXL_FLITS_G0 ivbep_unc_qpi1::UNC_Q_CLOCKTICKS ivbep_unc_ubo::UNC_U_EVENT_MSG \
          ivbep_unc_r2pcie::UNC_R2_RING_AD_USED ivbep_unc_imc0::UNC_M_CAS_COUNT ivbep_unc_ha0::UNC_H_REQUESTS \
@@ -51,7 +51,7 @@ grep -A3 -E "^\| ivbep_unc_qpi0::UNC_Q_TXL_FLITS_G0 " "$work/out" | grep -q ":DA
 checked=$((checked + 2))
 "$pmonsim" exec --qpi-ports 3 --report none -- papi_native_avail > "$work/out" 2> "$work/err" ||
   fail "papi_native_avail with 3 QPI ports"
-[ "$(pmus)" = "ivbep_unc_cbo0 ivbep_unc_cbo1 ivbep_unc_cbo2 ivbep_unc_cbo3 ivbep_unc_cbo4 ivbep_unc_cbo5 ivbep_unc_cbo6 ivbep_unc_cbo7 ivbep_unc_ha0 ivbep_unc_imc0 ivbep_unc_imc1 ivbep_unc_imc2 ivbep_unc_imc3 ivbep_unc_pcu ivbep_unc_qpi0 ivbep_unc_qpi1 ivbep_unc_qpi2 ivbep_unc_r2pcie ivbep_unc_r3qpi0 ivbep_unc_r3qpi1 ivbep_unc_r3qpi2 ivbep_unc_ubo " ] ||
+[ "$(pmus)" = "ivbep_unc_cbo0 ivbep_unc_cbo1 ivbep_unc_cbo2 ivbep_unc_cbo3 ivbep_unc_cbo4 ivbep_unc_cbo5 ivbep_unc_cbo6 ivbep_unc_cbo7 ivbep_unc_ha0 ivbep_unc_imc0 ivbep_unc_imc1 ivbep_unc_imc2 ivbep_unc_imc3 ivbep_unc_irp ivbep_unc_pcu ivbep_unc_qpi0 ivbep_unc_qpi1 ivbep_unc_qpi2 ivbep_unc_r2pcie ivbep_unc_r3qpi0 ivbep_unc_r3qpi1 ivbep_unc_r3qpi2 ivbep_unc_ubo " ] ||
   fail "ivb-ep with 3 ports: '$(pmus)'"
 # snb-ep: libpfm4's snbep tables list every SNB-EP uncore PMU without
 # checking its sysfs type, so only the served ones are checked here.

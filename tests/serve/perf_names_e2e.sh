@@ -215,4 +215,21 @@ expect 0 UNC_P_CLOCKTICKS 800000                       # 1 ms of the 800 MHz PCU
   > "$work/out" 2> "$work/err" || fail "perf stat of SNB-EP's ext PCU events"
 expect 0 uncore_pcu/event=0x100/ 1000
 expect 0 UNC_P_FREQ_TRANS_CYCLES 1000
+
+# 7. The IRP (ivb-ep's uncore_irp, its counters at 0xA0, 0xB0, 0xB8, 0xC0,
+# read as two dwords each): by Linux's terms and by Intel's names.
+{
+  echo "time,socket,box,event,umask,count,repeat"
+  echo "100000,0,irp,TRANSACTIONS,WRITES,1,5000"
+  echo "100000,1,irp,CACHE_READ_OCCUPANCY,ANY,20,1000"
+} > "$work/irp.csv"
+"$pmonsim" exec --sockets 2 --trace "$work/irp.csv" --report none -- \
+  perf stat -a -x, --per-socket -e uncore_irp/event=0x15,umask=0x2/ -e UNC_I_CACHE_READ_OCCUPANCY.ANY \
+  -e UNC_I_CLOCKTICKS -e UNC_I_TRANSACTIONS.WRITES -- sleep 0.001 > "$work/out" 2> "$work/err" ||
+  fail "perf stat of uncore_irp"
+expect 0 uncore_irp/event=0x15,umask=0x2/ 5000
+expect 1 uncore_irp/event=0x15,umask=0x2/ 0
+expect 1 UNC_I_CACHE_READ_OCCUPANCY.ANY 20000  # 20 reads outstanding for 1000 cycles
+expect 0 UNC_I_CLOCKTICKS 2000000              # 1 ms of the 2 GHz UCLK
+expect 0 UNC_I_TRANSACTIONS.WRITES 5000
 echo "PASS: $checked checks"

@@ -38,3 +38,6 @@ check "caching agents (MSR boxes found by their BOX_CTL), Intel's full name on e
 check "the PCU: occupancy, a band with its filter byte, Linux's terms" "6,200      pcu/POWER_STATE_OCCUPANCY.CORES_C0" --trace "$traces/power_states/events.csv" -- \
   -e pcu/POWER_STATE_OCCUPANCY.CORES_C0 -e pcu/FREQ_BAND2_CYCLES,filter_band2=20 \
   -e uncore_pcu/event=0x80,occ_sel=2,thresh=1,occ_edge/ -e pcu/POWER_STATE_OCCUPANCY.CORES_C6,thresh=4 --duration 0.000002
+printf 'cycle,box,event,umask,count,repeat\n0,irp,TRANSACTIONS,WRITES,1,700\n0,irp,CACHE_READ_OCCUPANCY,ANY,20,100\n' > "$work/irp.csv"
+check "the IRP (05.6, counters at 0xA0/0xB0/0xB8/0xC0)" "2,000      uncore_irp/event=0x10,umask=0x1/" --trace "$work/irp.csv" -- \
+  -e irp/TRANSACTIONS.WRITES -e uncore_irp/event=0x10,umask=0x1/ -e irp/CLOCKTICKS -e UNC_I_TRANSACTIONS.READS --duration 0.000001

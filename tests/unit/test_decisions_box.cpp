@@ -94,6 +94,7 @@ public:
                 return "R3_L" + box.spec().name.substr(5) + "_PCI_PMON_" + short_name;
             case box_kind::cbo:  // "cbo7" -> C7_MSR_PMON_
                 return "C" + box.spec().name.substr(3) + "_MSR_PMON_" + short_name;
+            case box_kind::irp: return "IRP_PCI_PMON_" + short_name;
             case box_kind::pcu:  // "CORE_C3_CTR" -> PCU_MSR_CORE_C3_CTR
                 return (short_name.compare(0, 5, "CORE_") == 0 ? "PCU_MSR_" : "PCU_MSR_PMON_") + short_name;
         }
@@ -1440,6 +1441,33 @@ TEST(DecisionPcu, BoxStatusOnIvbEpOnly) {
     EXPECT_EQ(s.box.spec().global_bit, -1);
     s.write("CTL0", en | ov_en | ev(0x00), 0);
     EXPECT_EQ(s.read("CTL0", 1), en) << "bit 20 is reserved on SNB-EP";
+}
+
+// ===========================================================================
+// The IRP (decisions.md B13)
+
+// Four 48-bit counters at Linux's unaligned offsets, every event on each; a
+// BOX_STATUS bit per counter with ov_en, and no GLOBAL_STATUS bit.
+TEST(DecisionIrp, CountersAtTheirOffsetsStatusInTheBoxOnly) {
+    rig r(box_kind::irp, ivb);
+    EXPECT_EQ(r.reg("IRP_PCI_PMON_CTR1").offset, 0xB0u);
+    EXPECT_EQ(r.reg("IRP_PCI_PMON_CTR2").offset, 0xB8u);
+    EXPECT_EQ(r.reg("IRP_PCI_PMON_CTR3").offset, 0xC0u);
+    EXPECT_EQ(r.box.spec().table.find(0xA8u), nullptr) << "0xA8-0xAF is no counter";
+    EXPECT_EQ(r.box.spec().global_bit, -1);
+    r.box.post_run(0, 40, r.input("TRANSACTIONS", "WRITES"), 1);
+    r.box.post_run(0, 10, r.input("CACHE_WRITE_OCCUPANCY", "ANY"), 100);
+    r.write("CTL0", en | umask(0x02) | ev(0x15), 0);  // TRANSACTIONS.WRITES
+    r.write("CTL1", en | umask(0x01) | ev(0x11), 0);  // CACHE_WRITE_OCCUPANCY.ANY
+    r.write("CTR3", pow2(48) - 5, 0);
+    r.write("CTL3", en | ov_en | ev(0x00), 0);        // CLOCKTICKS on the second unit's pair
+    r.write("CTL2", en | umask(0x02) | ev(0x15), 0);
+    EXPECT_EQ(r.read("CTR0", 40), 40u);
+    EXPECT_EQ(r.read("CTR1", 40), 1000u);
+    EXPECT_EQ(r.read("CTR2", 40), 40u);
+    EXPECT_EQ(r.read("CTR3", 40), 35u) << "wrapped at 2^48";
+    EXPECT_EQ(r.read("BOX_STATUS", 40), 0x8u);
+    EXPECT_EQ(r.diag_count(), 0u);
 }
 
 }  // namespace

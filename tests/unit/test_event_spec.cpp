@@ -382,7 +382,7 @@ TEST(EventSpecPerf, SyntaxErrors) {
               "uncore_qpi_0/event=0x14: missing the closing '/'");
     EXPECT_EQ(error_of("uncore_sbox_0/event=0x14/"),
               "uncore_sbox_0/event=0x14/: unknown PMU 'uncore_sbox_0' (uncore_ubox, uncore_r2pcie, "
-              "uncore_qpi_0..1, uncore_imc_0..7, uncore_ha_0..1, uncore_r3qpi_0..2, uncore_cbox_0..14, uncore_pcu)");
+              "uncore_qpi_0..1, uncore_imc_0..7, uncore_ha_0..1, uncore_r3qpi_0..2, uncore_cbox_0..14, uncore_pcu, uncore_irp)");
     EXPECT_EQ(error_of("uncore_qpi_0/event=0x14,period=10/"),
               "uncore_qpi_0/event=0x14,period=10/: unknown term 'period=10' for uncore_qpi_0");
     EXPECT_EQ(error_of("uncore_qpi_0/umask=0x8/"), "uncore_qpi_0/umask=0x8/: no event= term");
@@ -405,10 +405,10 @@ TEST(EventSpecErrors, BoxesMustExist) {
     EXPECT_EQ(parse("qpi2/CLOCKTICKS", ivb, 3).unit, 2u);
     EXPECT_EQ(parse("qpi2/CLOCKTICKS", ivb, 3).name, "qpi2/CLOCKTICKS");
     EXPECT_EQ(error_of("sbox0/CLOCKTICKS"),
-              "sbox0/CLOCKTICKS: unknown box 'sbox0' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14, pcu) (did you mean ubox, cbo0 or cbo10?)");
+              "sbox0/CLOCKTICKS: unknown box 'sbox0' (ubox, ubox_fixed, r2pcie, qpi0, qpi1, qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14, pcu, irp) (did you mean ubox, cbo0 or cbo10?)");
     EXPECT_EQ(error_of("CLOCKTICKS"),
               "CLOCKTICKS: expected BOX/EVENT (box ubox, ubox_fixed, r2pcie, qpi0.., imc0.., ha0.., r3qpi0.., "
-              "cbo0.., pcu) or a Linux perf PMU/event=...,umask=.../");
+              "cbo0.., pcu, irp) or a Linux perf PMU/event=...,umask=.../");
     EXPECT_EQ(error_of("qpi0/"), "qpi0/: no event after 'qpi0/'");
     EXPECT_EQ(error_of("  "), "empty event specification");
 }
@@ -566,7 +566,7 @@ TEST(EventSpecNehalem, BoxesMustBeThisCpus) {
               "qpi0/RxL_FLITS_G1.DRS_DATA: qpi0 does not exist on nhm-ep (uncore, uncore_fixed)");
     EXPECT_EQ(error_of("uncore/QMC_WRITES.FULL_ANY"),  // ivb-ep
               "uncore/QMC_WRITES.FULL_ANY: uncore does not exist on ivb-ep (ubox, ubox_fixed, r2pcie, qpi0, qpi1, "
-              "qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14, pcu)");
+              "qpi2, imc0, imc1, imc2, imc3, imc4, imc5, imc6, imc7, ha0, ha1, r3qpi0, r3qpi1, r3qpi2, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, cbo8, cbo9, cbo10, cbo11, cbo12, cbo13, cbo14, pcu, irp)");
     EXPECT_EQ(error_of("uncore_qpi_0/event=0x14/", cpu_model::nhm_ep),
               "uncore_qpi_0/event=0x14/: qpi0 does not exist on nhm-ep (uncore, uncore_fixed)");
     EXPECT_EQ(error_of("uncore_cbox_0/event=0x14/", cpu_model::nhm_ep),

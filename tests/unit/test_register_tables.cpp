@@ -1034,5 +1034,25 @@ TEST(TableSpec, PcuMsrsMatchTheManuals) {
     EXPECT_EQ(make_box_spec(box_kind::pcu, ivb).counters, 6u) << "four PMON counters and the two residency counters";
 }
 
+// The IRP: Linux's ivbep_uncore_irp and likwid (decisions.md B13).
+TEST(TableSpec, IrpFunctionMatchesLinuxAndLikwid) {
+    const register_table t = irp_register_table(ivb);
+    EXPECT_EQ(t.find(0u)->reset, 0x0E398086u);
+    EXPECT_EQ(t.find("IRP_PCI_PMON_BOX_CTL")->offset, 0xF4u);
+    EXPECT_EQ(t.find("IRP_PCI_PMON_BOX_STATUS")->offset, 0xF8u);
+    EXPECT_EQ(t.find("IRP_PCI_PMON_BOX_STATUS")->mask_of(attr::rw1c), 0xFu);
+    const uint32_t ctls[] = {0xD8, 0xDC, 0xE0, 0xE4}, ctrs[] = {0xA0, 0xB0, 0xB8, 0xC0};
+    for (unsigned i = 0; i < 4; ++i) {
+        EXPECT_EQ(t.find("IRP_PCI_PMON_CTL" + std::to_string(i))->offset, ctls[i]);
+        EXPECT_EQ(t.find("IRP_PCI_PMON_CTR" + std::to_string(i))->offset, ctrs[i]);
+        EXPECT_EQ(t.find("IRP_PCI_PMON_CTR" + std::to_string(i))->fields.at(1).hi, 47u) << "48 bits";
+    }
+    EXPECT_EQ(t.find("IRP_PCI_PMON_CTL0")->mask_of(attr::rw_v), 0xFF54FFFFu) << "no invert; ov_en";
+    const pci_unit& u = describe(ivb).need(box_kind::irp).pci.at(0);
+    EXPECT_EQ(u.device, 5u);
+    EXPECT_EQ(u.fn, 6u);
+    EXPECT_EQ(describe(snb).box(box_kind::irp), nullptr);
+}
+
 }  // namespace
 }  // namespace pmonsim

@@ -727,7 +727,7 @@ TEST(TraceBinaryRecords, EventChecksAndWordsAreTheTextOnes) {
     EXPECT_EQ(bin_reason(events_cycles + enc(with([](eraw& e) { e.sub = 8; })), ctx),
               "column 'umask': '8' is not a sub-event bit (0-7, or 255 for none)");
     EXPECT_EQ(bin_reason(events_cycles + enc(with([](eraw& e) { e.box = 40; })), ctx),
-              "column 'box': '40' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, pcu)");
+              "column 'box': '40' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, pcu, irp)");
     EXPECT_EQ(bin_reason(events_cycles + enc(with([](eraw& e) { e.reserved = 1; })), ctx),
               "reserved bytes 23-23 are not zero");
 }
