@@ -43,6 +43,7 @@ const char* format_name(const field_def& f) {
     if (f.is(pcu_bits::occ_sel)) return "occ_sel";
     if (f.is(pcu_bits::occ_invert)) return "occ_invert";
     if (f.is(pcu_bits::occ_edge)) return "occ_edge";
+    if (f.is(cbo_bits::tid_en)) return "tid_en";
     return nullptr;
 }
 
@@ -193,6 +194,10 @@ std::vector<presented_pmu> presented_pmus(uncore_system& sys) {
         p.msr = true;
         describe_box(p, spec.table);
         describe_bands(p, spec.table);
+        if (const cbo_filters f = pmonsim::describe(sys.config().cpu).need(spec.kind).filters; f != cbo_filters::none) {
+            p.cbo.emplace(f, spec.table);
+            for (const auto& [name, format] : p.cbo->formats()) p.formats.push_back({name, format});
+        }
         describe_events(p, sys.config().cpu);
         out.push_back(p);
     }
@@ -326,13 +331,16 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
     uint64_t bands = b.bands;
     unsigned band_users[4];
     std::copy(std::begin(b.band_users), std::end(b.band_users), band_users);
+    cbox_filter_use cbo = b.cbo;
     std::vector<int> slots;
-    for (const event* e : es) {
+    for (event* e : es) {
         const int slot = pick(*e, busy, fixed_busy);
         const bool filter_ok = !e->filter || users == 0 || (c1 == e->config1 && c2 == e->config2);
+        if (e->band >= 0) relocate_band(*e, bands, band_users);
         const uint64_t byte = e->band >= 0 ? pcu_bits::band[e->band].mask() : 0;
         const bool band_ok = e->band < 0 || band_users[e->band] == 0 || ((bands ^ e->config1) & byte) == 0;
-        if (slot == -1 || !filter_ok || !band_ok) {
+        const bool cbo_ok = !e->cbo_groups || cbo.take(*p.cbo, e->cbo_groups, e->config1);
+        if (slot == -1 || !filter_ok || !band_ok || !cbo_ok) {
             log_("perf: no counter free for the event on " + p.name + " socket " + std::to_string(socket) +
                  ": enabled, not running");
             for (event* x : es) settle_times(*x, now_ps);
@@ -368,6 +376,9 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
             reg_write(f, socket, p.mask0 + 4, 4, e.config2 >> 32);
         }
         if (e.band >= 0) reg_write(p, socket, p.band_filter, 8, bands);  // every band in use
+        if (e.cbo_groups)  // the filter of every event in use (ivbep_cbox_enable_event)
+            for (const cbox_filter::reg& r : p.cbo->registers())
+                reg_write(p, socket, p.box_ctl + r.msr, 8, (cbo.config >> r.shift) & 0xFFFFFFFFu);
         if (e.slot == -2) reg_write(p, socket, p.fixed_ctl, 8, p.fixed_enable);
         else reg_write(p, socket, p.ctl[e.slot], p.msr ? 8 : 4, e.config | kEnable);
     }
@@ -379,6 +390,22 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
     b.config2 = c2;
     b.bands = bands;
     std::copy(std::begin(band_users), std::end(band_users), b.band_users);
+    b.cbo = cbo;
+}
+
+// The PCU driver's snbep_pcu_get_constraint: a band event whose byte another
+// event holds with another value moves to the next band free for its value,
+// its event select and byte with it (snbep_pcu_alter_er).
+void perf_counters::relocate_band(event& e, uint64_t bands, const unsigned users[4]) const {
+    const uint64_t value = pcu_bits::band[e.band].get(e.config1);
+    for (int k = 0; k < 4; ++k) {
+        const int idx = (e.band + k) % 4;
+        if (users[idx] && pcu_bits::band[idx].get(bands) != value) continue;
+        e.config = (e.config & ~ctl_bits::ev_sel.mask()) | ctl_bits::ev_sel.put(0x0B + static_cast<unsigned>(idx));
+        e.config1 = pcu_bits::band[idx].put(value);
+        e.band = idx;
+        return;
+    }
 }
 
 // Takes running events of one box off their counters (they stay enabled).
@@ -399,6 +426,7 @@ void perf_counters::halt(const std::vector<event*>& es, uint64_t now_ps) {
         else b.busy &= ~(1u << e.slot);
         if (e.filter && b.filter_users) --b.filter_users;
         if (e.band >= 0 && b.band_users[e.band]) --b.band_users[e.band];
+        b.cbo.give_back(e.cbo_groups);
         e.slot = -1;
     }
     if (frozen) freeze(pmus_[es[0]->pmu], es[0]->socket, false);
@@ -461,6 +489,11 @@ int perf_counters::open(const wire::perf_attr& a, pid_t owner, uint64_t now_ps, 
                 e.band = cat.events()[*i].band;
                 e.config1 = a.config1 & pcu_bits::band[e.band].mask();
             }
+    }
+    // A caching agent's filter groups (snbep/ivbep_cbox_hw_config).
+    if (p.cbo && !e.fixed) {
+        e.cbo_groups = p.cbo->groups_of(e.config);
+        e.config1 = a.config1 & p.cbo->mask_of(e.cbo_groups);
     }
     e.since_ps = now_ps;
     if (a.group) {

@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog/catalog.h"
 #include "desc/cpu.h"
+#include "serve/cbox_filter.h"
 #include "serve/core_pmu.h"
 #include "sc/uncore_system.h"
 #include "serve/protocol.h"
@@ -49,6 +51,7 @@ struct presented_pmu {
     uint64_t global_enable = 0;            //   and the value the driver's enable_box writes
     uint32_t match0 = 0, mask0 = 0;        // filter registers (8 bytes each: two dwords)
     uint32_t band_filter = 0;              // the PCU's band filter MSR (config1's bytes); 0: none
+    std::optional<cbox_filter> cbo;        // a caching agent's filter, as Linux programs it
     uint64_t event_mask = 0;               // control bits a config may set
     std::vector<pmu_format> formats;
     std::vector<std::pair<std::string, std::string>> events;  // events/ aliases: name, contents
@@ -87,6 +90,7 @@ private:
         uint64_t config, config1, config2;
         bool fixed, filter;
         int band = -1;  // the PCU's band events: the filter byte config1 sets
+        unsigned cbo_groups = 0;  // a caching agent's filter groups the event uses
         uint64_t leader = 0;  // the group's leader; 0: the event leads (or is alone)
         bool enabled = false;
         int slot = -1;  // counter index while running; the fixed counter is -2
@@ -102,6 +106,7 @@ private:
         // (snbep_pcu_hw_config): the bytes in use and their users.
         uint64_t bands = 0;
         unsigned band_users[4] = {};
+        cbox_filter_use cbo;  // a caching agent's filter
     };
     bool reg_read(const presented_pmu& p, unsigned socket, uint32_t reg, unsigned size, uint64_t& v);
     void reg_write(const presented_pmu& p, unsigned socket, uint32_t reg, unsigned size, uint64_t v);
@@ -111,6 +116,7 @@ private:
     void update(event& e);
     int pick(const event& e, uint32_t busy, bool fixed_busy) const;
     void run(const std::vector<event*>& es, uint64_t now_ps);
+    void relocate_band(event& e, uint64_t bands, const unsigned users[4]) const;
     void halt(const std::vector<event*>& es, uint64_t now_ps);
     std::vector<event*> group_of(uint64_t leader);
     void enable(uint64_t id, event& e, uint64_t now_ps);

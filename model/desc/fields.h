@@ -44,6 +44,12 @@ namespace fixed_ctl_bits {
 inline constexpr bitfield rst{"rst", 19, 19};
 }  // namespace fixed_ctl_bits
 
+// The caching agents' counter controls: tid_en (bit 19) makes the counter
+// use the filter's thread ID (stored; decisions.md B8).
+namespace cbo_bits {
+inline constexpr bitfield tid_en{"tid_en", 19, 19};
+}  // namespace cbo_bits
+
 // The PCU's counter controls (327043-001 Table 2-75, 329468-002 Table 2-121):
 // ev_sel bit 7 marks an occupancy event, whose increment is the number of
 // cores in the state occ_sel picks, compared with thresh under occ_invert and

@@ -30,7 +30,7 @@ std::vector<field_def> cbo_ctl_fields(const ctl_shape& s) {
         {"rsv", 21, 21, attr::rv, "reserved"},
         s.ov_en ? fd(ctl_bits::ov_en, a, "overflow messages the UBox (GLOBAL_STATUS bit 3 + box)")
                 : field_def{"rsv", 20, 20, attr::rv, "reserved"},
-        {"tid_en", 19, 19, a, "filter by the filter's thread ID (stored; decisions.md B8)"},
+        fd(cbo_bits::tid_en, a, "filter by the filter's thread ID (stored; decisions.md B8)"),
         fd(ctl_bits::edge, a, "count 0->1 transitions of the threshold compare"),
         fd(ctl_bits::rst, attr::wo, "writing 1 clears the paired counter"),
         {"rsv", 16, 16, attr::rv, "reserved"},

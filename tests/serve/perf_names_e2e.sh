@@ -215,6 +215,21 @@ expect 0 UNC_P_CLOCKTICKS 800000                       # 1 ms of the 800 MHz PCU
   > "$work/out" 2> "$work/err" || fail "perf stat of SNB-EP's ext PCU events"
 expect 0 uncore_pcu/event=0x100/ 1000
 expect 0 UNC_P_FREQ_TRANS_CYCLES 1000
+# Two band-0 events with different bytes: the driver moves the second to the
+# next free band (snbep_pcu_get_constraint), and both count.
+{
+  echo "time,socket,box,event,umask,count,repeat"
+  echo "100000,0,pcu,FREQ_BAND0_CYCLES,,24,200000"
+  echo "350000,0,pcu,FREQ_BAND0_CYCLES,,32,200000"
+} > "$work/bands.csv"
+"$pmonsim" exec --sockets 2 --trace "$work/bands.csv" --log "$work/log" --report none -- \
+  perf stat -a -x, --per-socket -e uncore_pcu/event=0xb,filter_band0=20/ -e uncore_pcu/event=0xb,filter_band0=30/ \
+  -- sleep 0.001 > "$work/out" 2> "$work/err" || fail "perf stat of two band-0 events"
+expect 0 uncore_pcu/event=0xb,filter_band0=20/ 400000
+expect 0 uncore_pcu/event=0xb,filter_band0=30/ 200000
+grep -q "perf: wrmsr cpu 0 0xc31 <- 0x40000c" "$work/log" || fail "the second band event did not move to band 1"
+grep -q "perf: wrmsr cpu 0 0xc34 <- 0x1e14" "$work/log" || fail "the band filter is not 2.0 GHz in band 0 and 3.0 in band 1"
+checked=$((checked + 2))
 
 # 7. The IRP (ivb-ep's uncore_irp, its counters at 0xA0, 0xB0, 0xB8, 0xC0,
 # read as two dwords each): by Linux's terms and by Intel's names.
@@ -232,4 +247,29 @@ expect 1 uncore_irp/event=0x15,umask=0x2/ 0
 expect 1 UNC_I_CACHE_READ_OCCUPANCY.ANY 20000  # 20 reads outstanding for 1000 cycles
 expect 0 UNC_I_CLOCKTICKS 2000000              # 1 ms of the 2 GHz UCLK
 expect 0 UNC_I_TRANSACTIONS.WRITES 5000
+
+# 8. The caching agents' filter (Linux's formats in config1; decisions.md S20):
+# events whose (event, umask) use a filter group write FILTER0/FILTER1 with the
+# box's filter; another value of a group in use waits, not counted.
+for f in filter_state2 filter_nid2 filter_opc2 filter_tid tid_en; do
+  "$pmonsim" exec --report none -- cat /sys/bus/event_source/devices/uncore_cbox_0/format/$f > "$work/out" ||
+    fail "uncore_cbox_0 has no format/$f"
+done
+[ "$(cat "$work/out")" = "config:19" ] || fail "tid_en is '$(cat "$work/out")'"
+{
+  echo "time,socket,box,event,umask,count,repeat"
+  echo "100000,0,cbo0,LLC_LOOKUP,DATA_READ,1,3000"
+  echo "100000,0,cbo0,TOR_INSERTS,OPCODE,1,500"
+} > "$work/cbo.csv"
+"$pmonsim" exec --sockets 2 --trace "$work/cbo.csv" --log "$work/log" --report none -- \
+  perf stat -a -x, --per-socket -e uncore_cbox_0/event=0x34,umask=0x3,filter_state2=0x1f/ \
+  -e uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182/ -e uncore_cbox_0/event=0x34,umask=0x3,filter_state2=0x1/ \
+  -- sleep 0.001 > "$work/out" 2> "$work/err" || fail "perf stat with caching-agent filters"
+expect 0 uncore_cbox_0/event=0x34,umask=0x3,filter_state2=0x1f/ 3000
+expect 0 uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182/ 500
+[ "$(perf_count S0 uncore_cbox_0/event=0x34,umask=0x3,filter_state2=0x1/)" = "<not counted>" ] ||
+  fail "a second state filter on cbox 0 was counted"
+grep -q "perf: wrmsr cpu 0 0xd1a <- 0x18200000" "$work/log" || fail "FILTER1 does not hold the opcode 0x182"
+grep -q "perf: wrmsr cpu 0 0xd14 <- 0x3e0000" "$work/log" || fail "FILTER0 does not hold the states 0x1f"
+checked=$((checked + 3))
 echo "PASS: $checked checks"

@@ -8,6 +8,7 @@
 
 #include "interpose/cpuid_answers.h"
 #include "interpose/paths.h"
+#include "serve/cbox_filter.h"
 #include "serve/platform.h"
 
 using namespace pmonsim;
@@ -223,4 +224,46 @@ TEST(PlatformFunctions, NehalemGenericNonCoreHoldsTheUclkRatio) {
         EXPECT_TRUE(f[0].dwords[0].read_only);
         EXPECT_EQ(serve::platform_functions(cpu, 0x80)[0].dwords[0].value, 0u) << "7 bits";
     }
+}
+
+// The caching agents' filter as Linux's driver presents and shares it
+// (decisions.md S20): formats at the filter fields' places, the groups
+// Linux's extra_regs give an event, and one value per group in use.
+TEST(CboxFilter, LinuxFormatsGroupsAndSharing) {
+    const serve::cbox_filter ivb(cbo_filters::two_filters, cbo_register_table(cpu_model::ivb_ep, 3));
+    const auto formats = ivb.formats();
+    auto format = [&](const std::string& name) {
+        for (const auto& [n, f] : formats)
+            if (n == name) return f;
+        return std::string("-");
+    };
+    EXPECT_EQ(format("filter_tid"), "config1:0-4");
+    EXPECT_EQ(format("filter_link"), "config1:5-8");
+    EXPECT_EQ(format("filter_state2"), "config1:17-22");
+    EXPECT_EQ(format("filter_nid2"), "config1:32-47");
+    EXPECT_EQ(format("filter_opc2"), "config1:52-60");
+    EXPECT_EQ(format("filter_c6"), "config1:61");
+    EXPECT_EQ(format("filter_isoc"), "config1:63");
+    ASSERT_EQ(ivb.registers().size(), 2u);
+    EXPECT_EQ(ivb.registers()[0].msr, 0x10u) << "FILTER0 = BOX_CTL + 0x10";
+    EXPECT_EQ(ivb.registers()[1].msr, 0x16u) << "FILTER1 = BOX_CTL + 0x16";
+    EXPECT_EQ(ivb.registers()[1].shift, 32u);
+    EXPECT_EQ(ivb.groups_of(0x0334), 0x4u) << "LLC_LOOKUP.DATA_READ: state";
+    EXPECT_EQ(ivb.groups_of(0x4135), 0x18u) << "TOR_INSERTS.NID_OPCODE: nid and opcode";
+    EXPECT_EQ(ivb.groups_of(0x80037), 0x1u) << "tid_en on LLC_VICTIMS";
+    EXPECT_EQ(ivb.groups_of(0x0037), 0x0u);
+    EXPECT_EQ(ivb.mask_of(0x10), 0xFFF0'0000'0000'0000ull) << "opc, c6, nc, isoc";
+    serve::cbox_filter_use use;
+    EXPECT_TRUE(use.take(ivb, 0x4, 0x1Full << 17));
+    EXPECT_TRUE(use.take(ivb, 0x10, 0x182ull << 52)) << "another group";
+    EXPECT_TRUE(use.take(ivb, 0x4, 0x1Full << 17)) << "the same state";
+    EXPECT_FALSE(use.take(ivb, 0x4, 0x01ull << 17)) << "another state while it is in use";
+    use.give_back(0x4);
+    use.give_back(0x4);
+    EXPECT_TRUE(use.take(ivb, 0x4, 0x01ull << 17)) << "free again";
+    const serve::cbox_filter snb(cbo_filters::one_filter, cbo_register_table(cpu_model::snb_ep, 0));
+    ASSERT_EQ(snb.registers().size(), 1u);
+    EXPECT_EQ(snb.registers()[0].msr, 0x10u);
+    EXPECT_EQ(snb.groups_of(0x4334), 0x6u) << "LLC_LOOKUP.NID: nid and state";
+    EXPECT_EQ(snb.mask_of(0xF), 0xFFFFFC1Full);
 }
