@@ -306,16 +306,35 @@ void perf_counters::settle_times(event& e, uint64_t now_ps) {
 
 // The lowest free counter the event may use (the catalog's counter mask), the
 // fixed counter (-2) for the fixed event, or -1.
-int perf_counters::pick(const event& e, uint32_t busy, bool fixed_busy) const {
+uint32_t perf_counters::allowed(const event& e) const {
     const presented_pmu& p = pmus_[e.pmu];
-    if (e.fixed) return fixed_busy ? -1 : -2;
     uint32_t allowed = (1u << p.ctl.size()) - 1;
     const event_catalog& cat = catalog_for(p.kind, sys_.config().cpu);
     if (auto i = cat.find(static_cast<uint8_t>(e.config & 0xff), (e.config >> 21) & 1))
         allowed &= cat.events()[*i].counters;
-    for (unsigned i = 0; i < p.ctl.size(); ++i)
-        if ((allowed >> i & 1) && !(busy >> i & 1)) return static_cast<int>(i);
-    return -1;
+    return allowed;
+}
+
+// Linux's uncore_assign_events: adding events places every general event of
+// the box again (its fast path never holds for an event not yet placed), those
+// with the fewest allowed counters first, each on its lowest free allowed
+// counter (perf_assign_events). The counters, in `es`' order, or none if they
+// do not all fit.
+std::optional<std::vector<int>> perf_counters::assign(const std::vector<event*>& es) const {
+    std::vector<int> slot(es.size(), -1);
+    std::vector<size_t> order(es.size());
+    for (size_t k = 0; k < es.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return __builtin_popcount(allowed(*es[a])) < __builtin_popcount(allowed(*es[b]));
+    });
+    uint32_t busy = 0;
+    for (size_t k : order) {
+        const uint32_t free = allowed(*es[k]) & ~busy;
+        if (!free) return std::nullopt;
+        slot[k] = __builtin_ctz(free);
+        busy |= 1u << slot[k];
+    }
+    return slot;
 }
 
 // Puts events of one box (a group, or one event) on counters, all or none,
@@ -325,16 +344,25 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
     const presented_pmu& p = pmus_[es[0]->pmu];
     const unsigned socket = es[0]->socket;
     box_state& b = boxes_[{es[0]->pmu, socket}];
-    uint32_t busy = b.busy;
     bool fixed_busy = b.fixed_busy;
     uint64_t users = b.filter_users, c1 = b.config1, c2 = b.config2;
     uint64_t bands = b.bands;
     unsigned band_users[4];
     std::copy(std::begin(b.band_users), std::end(b.band_users), band_users);
     cbox_filter_use cbo = b.cbo;
+    // The general counters: the box's running events and the new ones, placed again.
+    std::vector<event*> general;
+    for (auto& [id, x] : events_)
+        if (x.pmu == es[0]->pmu && x.socket == socket && x.slot >= 0) general.push_back(&x);
+    const size_t running = general.size();
+    for (event* e : es)
+        if (!e->fixed) general.push_back(e);
+    const std::optional<std::vector<int>> placed = assign(general);
     std::vector<int> slots;
     for (event* e : es) {
-        const int slot = pick(*e, busy, fixed_busy);
+        int slot = -1;
+        if (e->fixed) slot = fixed_busy ? -1 : -2;
+        else if (placed) slot = (*placed)[running + static_cast<size_t>(std::find(general.begin() + running, general.end(), e) - general.begin() - running)];
         const bool filter_ok = !e->filter || users == 0 || (c1 == e->config1 && c2 == e->config2);
         if (e->band >= 0) relocate_band(*e, bands, band_users);
         const uint64_t byte = e->band >= 0 ? pcu_bits::band[e->band].mask() : 0;
@@ -347,7 +375,6 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
             return;
         }
         if (slot == -2) fixed_busy = true;
-        else busy |= 1u << slot;
         if (e->filter) {
             ++users;
             c1 = e->config1;
@@ -360,6 +387,26 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
         slots.push_back(slot);
     }
     freeze(p, socket, true);
+    // Running events whose counter changed move: all stop, then start on
+    // their new counters (uncore_pmu_event_add's two loops).
+    uint32_t busy = 0;
+    std::vector<size_t> moved;
+    for (size_t k = 0; placed && k < running; ++k) {
+        event& e = *general[k];
+        busy |= 1u << (*placed)[k];
+        if ((*placed)[k] == e.slot) continue;
+        reg_write(p, socket, p.ctl[e.slot], p.msr ? 8 : 4, e.config);
+        update(e);
+        moved.push_back(k);
+    }
+    for (size_t k : moved) {
+        event& e = *general[k];
+        e.slot = (*placed)[k];
+        e.prev = read_counter(e);
+        reg_write(p, socket, p.ctl[e.slot], p.msr ? 8 : 4, e.config | kEnable);
+    }
+    for (int s : slots)
+        if (s >= 0) busy |= 1u << s;
     for (size_t k = 0; k < es.size(); ++k) {
         event& e = *es[k];
         settle_times(e, now_ps);

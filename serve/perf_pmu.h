@@ -114,7 +114,8 @@ private:
     void freeze(const presented_pmu& p, unsigned socket, bool on);
     uint64_t read_counter(const event& e);
     void update(event& e);
-    int pick(const event& e, uint32_t busy, bool fixed_busy) const;
+    uint32_t allowed(const event& e) const;  // the counters the event may use
+    std::optional<std::vector<int>> assign(const std::vector<event*>& es) const;
     void run(const std::vector<event*>& es, uint64_t now_ps);
     void relocate_band(event& e, uint64_t bands, const unsigned users[4]) const;
     void halt(const std::vector<event*>& es, uint64_t now_ps);

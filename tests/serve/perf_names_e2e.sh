@@ -272,4 +272,15 @@ expect 0 uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182/ 500
 grep -q "perf: wrmsr cpu 0 0xd1a <- 0x18200000" "$work/log" || fail "FILTER1 does not hold the opcode 0x182"
 grep -q "perf: wrmsr cpu 0 0xd14 <- 0x3e0000" "$work/log" || fail "FILTER0 does not hold the states 0x1f"
 checked=$((checked + 3))
+# Counters are placed as Linux places them (uncore_assign_events): adding an
+# event places the box's events again, fewest allowed counters first, so two
+# clockticks opened first leave counters 0-1 to the lookup and the TOR event.
+"$pmonsim" exec --sockets 2 --trace "$work/cbo.csv" --report none -- \
+  perf stat -a -x, --per-socket -e uncore_cbox_0/event=0x00/ -e uncore_cbox_0/event=0x00,umask=0x0/ \
+  -e uncore_cbox_0/event=0x34,umask=0x3/ -e uncore_cbox_0/event=0x35,umask=0x1/ -- sleep 0.001 \
+  > "$work/out" 2> "$work/err" || fail "perf stat of four caching-agent events"
+expect 0 uncore_cbox_0/event=0x00/ 2000000
+expect 0 uncore_cbox_0/event=0x00,umask=0x0/ 2000000
+expect 0 uncore_cbox_0/event=0x34,umask=0x3/ 3000
+expect 0 uncore_cbox_0/event=0x35,umask=0x1/ 500
 echo "PASS: $checked checks"
