@@ -30,7 +30,7 @@ constexpr unsigned kQpiDevice[3] = {8, 9, 24};
 // Registers: one box's programming, kept in a reference_box.
 
 struct box_regs {
-    box_regs(box_spec s, clock_domain c) : spec(std::move(s)), clock(c), ref(spec) {}
+    box_regs(box_spec s, clock_domain c) : spec(std::move(s)), clock(c), ref(spec, c) {}
     box_spec spec;
     clock_domain clock;
     reference::reference_box ref;
@@ -599,6 +599,8 @@ void clocked_box::count_own() {
             add = c.edge ? (hit && !c.prev) : hit;
             c.prev = hit;
         }
+        if (c.free)  // the PCU's residency: the TSC ticks of this cycle
+            add = add ? ticks_at(regs_.clock, k_ + 1, sp.free_rate_hz) - ticks_at(regs_.clock, k_, sp.free_rate_hz) : 0;
         const uint64_t before = c.value;
         c.value += add;
         if (c.value > wmask || c.value < before) {

@@ -195,8 +195,10 @@ private:
     struct request { cycle_t cycle; uint64_t fields; unsigned input; };
 
     void push_step(const step& st);
-    // Counts n cycles of increment `inc` on counter i (threshold, edge, wrap).
-    void count_run(unsigned i, uint32_t inc, uint64_t n);
+    // Counts n cycles from cycle `from` of increment `inc` on counter i
+    // (threshold, edge, wrap; a counter outside PMON adds the TSC ticks of
+    // the cycles its compare holds).
+    void count_run(unsigned i, uint32_t inc, cycle_t from, uint64_t n);
     // Counter i's increment before conditioning: its inputs' sum, or for a
     // band event whether that reaches the band (the fixed counter: 1).
     uint32_t inc_of(unsigned i) const {

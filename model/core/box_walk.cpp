@@ -306,10 +306,13 @@ std::optional<std::pair<uint64_t, unsigned>> box_core::first_slot_carry(
     return best;
 }
 
-void box_core::count_run(unsigned i, uint32_t inc, uint64_t n) {
+void box_core::count_run(unsigned i, uint32_t inc, cycle_t from, uint64_t n) {
     counter& c = ctr_[i];
     const run_adds a = condition_run(c.cond, inc, c.prev);
-    const add_result r = add_wrapping(c.value, a.first + static_cast<unsigned __int128>(a.rest) * (n - 1), width_of(i));
+    unsigned __int128 total = a.first + static_cast<unsigned __int128>(a.rest) * (n - 1);
+    if (spec_.is_free(i) && spec_.free_rate_hz)  // (its compare holds the whole run or none of it)
+        total = a.rest ? ticks_at(clock_, from + n, spec_.free_rate_hz) - ticks_at(clock_, from, spec_.free_rate_hz) : 0;
+    const add_result r = add_wrapping(c.value, total, width_of(i));
     c.value = r.value;
     c.prev = condition_after_run(c.cond, inc, c.prev);
     if (r.carries) {
@@ -320,7 +323,7 @@ void box_core::count_run(unsigned i, uint32_t inc, uint64_t n) {
 
 void box_core::count_free(uint64_t n) {
     if (spec_.free_first < 0) return;
-    for (unsigned i = static_cast<unsigned>(spec_.free_first); i < ctr_.size(); ++i) count_run(i, inc_of(i), n);
+    for (unsigned i = static_cast<unsigned>(spec_.free_first); i < ctr_.size(); ++i) count_run(i, inc_of(i), cur_, n);
 }
 
 // The walk below splits every counter's run at every input change, because a
@@ -336,7 +339,7 @@ void box_core::advance_lazily(cycle_t target) {
     auto catch_up = [&](unsigned i, cycle_t to) {  // counter i over [from[i], to)
         if (to <= from[i]) return;
         const counter& c = ctr_[i];
-        if (c.en && c.counts) count_run(i, inc_of(i), to - from[i]);
+        if (c.en && c.counts) count_run(i, inc_of(i), from[i], to - from[i]);
         from[i] = to;
     };
     const unsigned n_ctr = static_cast<unsigned>(ctr_.size());
@@ -410,7 +413,7 @@ std::optional<overflow_message> box_core::advance_to(cycle_t target, bool stop_o
         // Count `run` cycles.
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             const counter& c = ctr_[i];
-            if (c.en && c.counts && c.flit_dir < 0) count_run(i, incs[i], run);
+            if (c.en && c.counts && c.flit_dir < 0) count_run(i, incs[i], cur_, run);
         }
         if (has_slots_) {
             walk_slots(0, run, incs);

@@ -119,6 +119,7 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
         const event_catalog& c = *s.catalog;
         const auto occ = c.find("POWER_STATE_OCCUPANCY");
         s.free_first = static_cast<int>(s.counters);
+        s.free_rate_hz = uint64_t{describe(cpu).identity.base_mhz} * 1000000u;
         s.free_inputs[0] = static_cast<int>(*c.find_input(c.events().at(*occ).name, "CORES_C3"));
         s.free_inputs[1] = static_cast<int>(*c.find_input(c.events().at(*occ).name, "CORES_C6"));
         s.counters += 2;

@@ -66,6 +66,7 @@ struct box_spec {
     // their input is non-zero, always, whatever freeze, enables and resets do.
     int free_first = -1;
     int free_inputs[2] = {-1, -1};     // their inputs (the C3 and C6 occupancy)
+    uint64_t free_rate_hz = 0;         // the rate they count at, the TSC's (decisions.md B12)
     bool ev_sel0_is_idle = false;      // UBox: ev_sel 0 counts nothing, silently
     int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
     uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)

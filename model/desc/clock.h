@@ -49,4 +49,11 @@ private:
     uint64_t fast_limit_ = 0;  // largest k whose k * period_ fits in 64 bits
 };
 
+// The ticks another clock of rate_hz (the TSC) has made by the start of cycle
+// k of clock c: floor(start time x rate). A run of cycles [a, b) spans
+// ticks_at(b) - ticks_at(a) of them, so runs add up exactly.
+inline uint64_t ticks_at(const clock_domain& c, cycle_t k, uint64_t rate_hz) {
+    return static_cast<uint64_t>(static_cast<unsigned __int128>(c.cycle_start(k)) * rate_hz / 1000000000000ull);
+}
+
 }  // namespace pmonsim

@@ -171,9 +171,9 @@ struct box_desc {
     // byte (decisions.md B11).
     bool band_filter = false;
     // The PCU's C-state residency counters outside PMON (PCU_MSR_CORE_C3_CTR
-    // 0x3FC, PCU_MSR_CORE_C6_CTR 0x3FD): cycles in which some core is in C3 /
-    // C6, from the occupancy inputs; never frozen, enabled or reset by PMON
-    // controls (decisions.md B12).
+    // 0x3FC, PCU_MSR_CORE_C6_CTR 0x3FD): the TSC ticks in which some core is
+    // in C3 / C6, from the occupancy inputs; never frozen, enabled or reset
+    // by PMON controls (decisions.md B12).
     bool residency_counters = false;
     // A PCI box's counter offsets where they are not the usual 0xA0 + 8i
     // (the IRP's 0xA0, 0xB0, 0xB8, 0xC0; decisions.md B13); empty: the usual.

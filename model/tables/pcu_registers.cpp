@@ -9,8 +9,9 @@
 //   use occ_invert and occ_edge_det instead;
 // - BOX_STATUS 0xC35 on IVB-EP only (its manual's Table 2-120; the address is
 //   likwid's); SNB-EP has none;
-// - the residency counters are the socket's, counted in PCU cycles, RW-V
-//   (a write sets them), untouched by freeze, enables and resets.
+// - the residency counters are the socket's, counting TSC ticks (the SDM's
+//   rate for MSR_CORE_C3/C6_RESIDENCY), RW-V (a write sets them), untouched
+//   by freeze, enables and resets.
 #include "tables/register_table.h"
 
 
@@ -46,7 +47,7 @@ std::vector<field_def> pcu_ctl_fields(const ctl_shape& s) {
 register_def residency_counter(const char* name, uint32_t msr, uint8_t index, const char* state) {
     return {name, msr, 8, 0, reg_role::ctr, index,
             {{"event_count", 63, 0, attr::rw_v,
-              std::string("PCU cycles in which some core is in ") + state + " (not frozen or reset by PMON)"}}};
+              std::string("TSC ticks in which some core is in ") + state + " (not frozen or reset by PMON)"}}};
 }
 
 }  // namespace

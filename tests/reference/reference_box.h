@@ -20,7 +20,9 @@ struct ref_counter {
 
 class reference_box {
 public:
-    explicit reference_box(const box_spec& spec) : spec_(spec), ctr_(spec.counters) {}
+    // (clock: the box's, for the counters outside PMON, which count TSC ticks.)
+    explicit reference_box(const box_spec& spec, clock_domain clock = clock_domain())
+        : spec_(spec), clock_(clock), ctr_(spec.counters) {}
 
     // One cycle with the given per-input increments and CTO header matches.
     // Returns true if an overflow message was raised in this cycle.
@@ -29,11 +31,13 @@ public:
         const bool frozen = box_frozen() || global_freeze;
         for (unsigned i = 0; i < ctr_.size(); ++i) {
             ref_counter& c = ctr_[i];
-            if (spec_.is_free(i)) {  // the PCU's residency: cycles its state holds a core, always
+            if (spec_.is_free(i)) {  // the PCU's residency: the TSC ticks of cycles its state holds a core
                 const int in = spec_.free_inputs[i - static_cast<unsigned>(spec_.free_first)];
                 const bool hit = inputs[static_cast<unsigned>(in)] != 0;
                 c.prev = hit;
-                if (hit && ++c.value == 0) c.wraps += 1;  // 64 bits
+                const uint64_t ticks = ticks_at(clock_, cycle_ + 1, spec_.free_rate_hz) - ticks_at(clock_, cycle_, spec_.free_rate_hz);
+                for (uint64_t k = 0; hit && k < ticks; ++k)
+                    if (++c.value == 0) c.wraps += 1;  // 64 bits
                 continue;
             }
             const bool en = en_bit(c.ctl) && ((gate >> i) & 1u);
@@ -67,6 +71,7 @@ public:
                 }
             }
         }
+        ++cycle_;
         return message;
     }
 
@@ -160,6 +165,8 @@ private:
     }
 
     box_spec spec_;
+    clock_domain clock_;
+    uint64_t cycle_ = 0;  // the cycle the next tick() is
     std::vector<ref_counter> ctr_;
 };
 

@@ -75,7 +75,7 @@ void run_differential(const scenario sc, bool messages) {
         box_spec spec = make_box_spec(sc.kind, sc.cpu, 0);
         diagnostic_sink diags;
         box_core fast(spec, clock_domain(1000000000ull), &diags);
-        reference_box ref(spec);
+        reference_box ref(spec, clock_domain(1000000000ull));
         const uint64_t N = 3000;
         const uint64_t wrap = 1ull << spec.width;
 

@@ -292,8 +292,8 @@ check POWER_STATE_OCCUPANCY_CORES_C0 WBOX0:OCCUPANCY=0x1 1 10000000 msr 0 0xc36
 check POWER_STATE_OCCUPANCY_CORES_C0 WBOX0:OCCUPANCY=0x1 2 8000000 msr 16 0xc36
 check POWER_STATE_OCCUPANCY_CORES_C3 WBOX1:OCCUPANCY=0x2 1 1600000 msr 0 0xc37
 check POWER_STATE_OCCUPANCY_CORES_C0 WBOX3 1 0 msr 0 0xc39
-check CORES_IN_C3 WBOX0FIX 1 800000 msr 0 0x3fc
-check CORES_IN_C6 WBOX1FIX 1 400000 msr 0 0x3fd
+check CORES_IN_C3 WBOX0FIX 1 2800000 msr 0 0x3fc  # 1 ms of the 2.8 GHz TSC
+check CORES_IN_C6 WBOX1FIX 1 1400000 msr 0 0x3fd
 check CORES_IN_C3 WBOX0FIX 2 0 msr 16 0x3fc
 grep -q "socket 0 pcu PCU_MSR_PMON_CTL3 = 0x500080: an occupancy event (ev_sel bit 7) with occ_sel 0 selects no occupancy sub-counter" "$work/log" ||
   fail "no diagnostic for likwid's WBOX3 without OCCUPANCY"

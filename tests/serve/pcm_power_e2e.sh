@@ -44,6 +44,14 @@ for k in 0 1 2 3; do
   [ "$got" = "${want[$k]}" ] || { cp "$work/out.$p" "$work/out"; fail "pcm-power -p $p socket $s: '$got', the model's counts give '${want[$k]}'"; }
   checked=$(( checked + 1 ))
 done
+# pcm's main screen divides the residency counters (0x3FC/0x3FD, TSC ticks;
+# decisions.md B12) by the TSC: socket 0 has some core in C3 for 2.5 ms of the
+# 10 ms, socket 1 some core in C6 as long: 12.50 % each over the 32 CPUs.
+timeout 100 "$pmonsim" exec --sockets 2 --trace "$work/pcu.csv" --report none -- \
+  env PCM_NO_PERF=1 "${pcm_power%-power}" 0.01 -i=1 -nc > "$work/out" 2>&1 || fail "pcm"
+grep -q "C3 core residency: 12.50 %; C6 core residency: 12.50 %" "$work/out" ||
+  fail "pcm's C3 and C6 core residencies are not 12.50 %"
+checked=$(( checked + 1 ))
 # Profile 1 selects its sub-counters with occ_sel, as the PCU needs.
 grep -qE "wrmsr cpu 15 0xc3[0-3] <- 0x40[48c]080" "$work/log.1" || fail "pcm-power -p 1 programmed no occupancy event with occ_sel"
 echo "PASS: $(( checked + 3 )) checks"

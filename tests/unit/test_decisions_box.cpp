@@ -1401,8 +1401,9 @@ TEST(DecisionPcu, BandEventsCompareTheFrequencyWithTheirFilterByte) {
     EXPECT_EQ(u.read("CTR0", 40), 4u);
 }
 
-// B12: the residency counters outside PMON count cycles in which some core is
-// in C3 / C6, never stop for a freeze or a reset, and a write sets them.
+// B12: the residency counters outside PMON count the TSC ticks (2.8 GHz on
+// ivb-ep; the rig's clock is 1 GHz: 2.8 a cycle) of the cycles in which some
+// core is in C3 / C6, never stop for a freeze or a reset, and a write sets them.
 TEST(DecisionPcu, ResidencyCountersRunOutsidePmon) {
     rig r(box_kind::pcu, ivb);
     const unsigned c3 = r.input("POWER_STATE_OCCUPANCY", "CORES_C3"),
@@ -1412,14 +1413,14 @@ TEST(DecisionPcu, ResidencyCountersRunOutsidePmon) {
     r.box.post_run(20, 10, c6, 15);
     r.write("BOX_CTL", ivb_frz, 0);  // the PMON counters frozen from the start
     r.write("CTL0", en | ev(0x00), 0);
-    EXPECT_EQ(r.read("CORE_C3_CTR", 40), 15u) << "cycles, not cores";
-    EXPECT_EQ(r.read("CORE_C6_CTR", 40), 10u);
+    EXPECT_EQ(r.read("CORE_C3_CTR", 40), 42u) << "15 cycles' ticks, not cores";
+    EXPECT_EQ(r.read("CORE_C6_CTR", 40), 28u) << "cycles 20-29: ticks 56 to 84";
     EXPECT_EQ(r.read("CTR0", 40), 0u) << "the PMON counter is frozen";
     r.write("BOX_CTL", ivb_run | 0x3, 40);  // rst_ctrl and rst_ctrs
-    EXPECT_EQ(r.read("CORE_C3_CTR", 41), 15u) << "not reset by BOX_CTL";
+    EXPECT_EQ(r.read("CORE_C3_CTR", 41), 42u) << "not reset by BOX_CTL";
     r.write("CORE_C6_CTR", ~0ull - 1, 41);  // 64 bits, RW-V
     r.box.post_run(50, 5, c6, 2);
-    EXPECT_EQ(r.read("CORE_C6_CTR", 60), 3u) << "wraps at 2^64";
+    EXPECT_EQ(r.read("CORE_C6_CTR", 60), 12u) << "14 ticks (cycles 50-54) from 2^64 - 2: wraps at 2^64";
     EXPECT_EQ(r.box.counter_wraps(5), 1u);
     EXPECT_EQ(r.box.event_name(4), "C3 residency");
     EXPECT_EQ(r.diag_count(), 0u);
