@@ -359,10 +359,11 @@ void perf_counters::run(const std::vector<event*>& es, uint64_t now_ps) {
         if (!e->fixed) general.push_back(e);
     const std::optional<std::vector<int>> placed = assign(general);
     std::vector<int> slots;
+    size_t next_general = running;  // the new general events follow the running ones, in `es`' order
     for (event* e : es) {
         int slot = -1;
         if (e->fixed) slot = fixed_busy ? -1 : -2;
-        else if (placed) slot = (*placed)[running + static_cast<size_t>(std::find(general.begin() + running, general.end(), e) - general.begin() - running)];
+        else if (placed) slot = (*placed)[next_general++];
         const bool filter_ok = !e->filter || users == 0 || (c1 == e->config1 && c2 == e->config2);
         if (e->band >= 0) relocate_band(*e, bands, band_users);
         const uint64_t byte = e->band >= 0 ? pcu_bits::band[e->band].mask() : 0;
