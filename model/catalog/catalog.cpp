@@ -124,6 +124,15 @@ std::optional<unsigned> event_catalog::input_of(unsigned event, int bit) const {
     return std::nullopt;
 }
 
+uint8_t event_catalog::input_filters(unsigned input) const {
+    const input_ref& r = inputs_.at(input);
+    const event_def& ev = events_[r.event];
+    const uint8_t value = ev.sub_value(r.bit);
+    for (const auto& u : ev.umasks)
+        if (r.bit >= 0 && u.value == value) return u.filters;
+    return 0;
+}
+
 std::optional<unsigned> event_catalog::find_input(const std::string& event,
                                                   const std::string& sub) const {
     auto e = find(event);

@@ -19,9 +19,21 @@
 
 namespace pmonsim {
 
+// The request attributes a sub-event's filter registers compare (Intel's
+// catalog's "Filter" column; decisions.md B14), a bit each. A qualified
+// event-trace row gives them, and counts where the box's filter takes it.
+namespace request_field {
+inline constexpr uint8_t state = 0x01;  // the line's LLC state (CBo filter state)
+inline constexpr uint8_t nid = 0x02;    // the target node (CBo filter nid)
+inline constexpr uint8_t opc = 0x04;    // the opcode (CBo filter opc, HA OPCODEMATCH)
+inline constexpr uint8_t addr = 0x08;   // the physical address (HA ADDRMATCH0/1)
+inline constexpr uint8_t tid = 0x10;    // the thread (CBo filter tid, for counters with tid_en)
+}  // namespace request_field
+
 struct umask_def {
     std::string name;
     uint8_t value;  // one bit = a sub-event; several bits = a named combination
+    uint8_t filters = 0;  // request_field bits its filter registers compare
 };
 
 struct event_def {
@@ -85,6 +97,9 @@ public:
     // Input of (event, sub-event name or single-bit umask value); nullopt if none.
     std::optional<unsigned> find_input(const std::string& event, const std::string& sub) const;
     std::optional<unsigned> input_of(unsigned event, int bit) const;
+    // The request_field bits the filter registers compare for an input (its
+    // sub-event's umask_def::filters; 0 for most).
+    uint8_t input_filters(unsigned input) const;
 
     // What a (code, ext, umask) selection counts: the list of inputs, or an
     // error reason if the catalog does not define it.

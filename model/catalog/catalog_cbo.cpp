@@ -177,9 +177,27 @@ std::vector<event_def> snb_ep_events() {
     };
 }
 
+// The filter fields each sub-event uses, as Intel's catalog's Filter column
+// lists them (decisions.md B14): every LLC_LOOKUP encoding the state; an
+// encoding with bit 6 (NID) the node; a TOR encoding with bit 0 (an opcode
+// match) the opcode. (Checked against the JSON by CatalogOracle.)
+std::vector<event_def> with_filters(std::vector<event_def> events) {
+    namespace f = request_field;
+    for (event_def& e : events) {
+        const bool lookup = e.name == "LLC_LOOKUP", tor = e.name == "TOR_INSERTS" || e.name == "TOR_OCCUPANCY";
+        if (!lookup && !tor && e.name != "LLC_VICTIMS") continue;
+        for (umask_def& u : e.umasks) {
+            if (lookup) u.filters |= f::state;
+            if (u.value & 0x40) u.filters |= f::nid;
+            if (tor && (u.value & 0x01)) u.filters |= f::opc;
+        }
+    }
+    return events;
+}
+
 }  // namespace
 
-std::vector<event_def> snb_ep_cbo_events() { return snb_ep_events(); }
-std::vector<event_def> ivb_ep_cbo_events() { return ivb_ep_events(); }
+std::vector<event_def> snb_ep_cbo_events() { return with_filters(snb_ep_events()); }
+std::vector<event_def> ivb_ep_cbo_events() { return with_filters(ivb_ep_events()); }
 
 }  // namespace pmonsim::catalog_data

@@ -22,6 +22,8 @@ namespace pmonsim::catalog_data {
 namespace {
 
 constexpr uint8_t ctr_all = 0xF;
+// What ADDR_OPC_MATCH's encodings compare (Intel's catalog's Filter column).
+constexpr uint8_t addr = request_field::addr, opc = request_field::opc;
 
 event_def ev(const char* name, uint8_t code, std::vector<umask_def> u, const char* what, uint16_t max_inc = 1) {
     return plain_event(name, code, std::move(u), ctr_all, max_inc, what);
@@ -96,8 +98,13 @@ std::vector<event_def> ivb_ep_events() {
         ev("TxR_BL", 0x10, {{"DRS_CACHE", 0x01}, {"DRS_CORE", 0x02}, {"DRS_QPI", 0x04}}, "BL data messages sent"),
         ev("IMC_READS", 0x17, {{"NORMAL", 0x01}}, "reads issued to the memory controller"),
         ev("ADDR_OPC_MATCH", 0x20,
-           {{"ADDR", 0x01}, {"OPC", 0x02}, {"FILT", 0x03}, {"AD", 0x04}, {"BL", 0x08}, {"AK", 0x10}},
-           "requests matching ADDRMATCH0/1 and OPCODEMATCH (decisions.md B7)"),
+           {{"ADDR", 0x01, addr},
+            {"OPC", 0x02, opc},
+            {"FILT", 0x03, addr | opc},
+            {"AD", 0x04, opc},
+            {"BL", 0x08, opc},
+            {"AK", 0x10, opc}},
+           "requests matching ADDRMATCH0/1 and OPCODEMATCH (decisions.md B7, B14)"),
         ev("SNOOP_RESP", 0x21,
            {{"RSPI", 0x01}, {"RSPS", 0x02}, {"RSPIFWD", 0x04}, {"RSPSFWD", 0x08}, {"RSP_WB", 0x10},
             {"RSP_FWD_WB", 0x20}, {"RSPCNFLCT", 0x40}},
@@ -159,8 +166,8 @@ std::vector<event_def> snb_ep_events() {
         ev("TxR_AK_NDR", 0x0E, {}, "NDR responses sent on the AK ring"),
         ev("TxR_AD", 0x0F, {{"NDR", 0x01}, {"SNP", 0x02}}, "AD messages sent"),
         ev("TxR_BL", 0x10, {{"DRS_CACHE", 0x01}, {"DRS_CORE", 0x02}, {"DRS_QPI", 0x04}}, "BL data messages sent"),
-        ev("ADDR_OPC_MATCH", 0x20, {{"FILT", 0x03}},
-           "requests matching ADDRMATCH0/1 and OPCODEMATCH (decisions.md B7)"),
+        ev("ADDR_OPC_MATCH", 0x20, {{"FILT", 0x03, addr | opc}},
+           "requests matching ADDRMATCH0/1 and OPCODEMATCH (decisions.md B7, B14)"),
         ev("TxR_AD_OCCUPANCY", 0x28, scheds(), "running sum of the AD egress depth", 255),
         ev("TxR_AK_OCCUPANCY", 0x30, scheds(), "running sum of the AK egress depth", 255),
         ev("RING_AD_USED", 0x3E, snb_ring(), "cycles the AD ring is busy at this stop"),

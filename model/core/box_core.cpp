@@ -56,6 +56,9 @@ box_core::box_core(box_spec spec, clock_domain clock, diagnostic_sink* diags, un
             clock_input_ = static_cast<int>(*spec_.catalog->input_of(*e, -1));
             push_step({0, static_cast<unsigned>(clock_input_), 1});
         }
+    catalog_inputs_ = n_inputs;
+    for (const auto& r : spec_.table.regs)
+        if (r.role == reg_role::stored && r.index < filter_offset_.size()) filter_offset_[r.index] = r.offset;
     max_inc_.assign(n_inputs, 0);  // stays 0 for CLOCKTICKS: post_run refuses it
     for (unsigned in = 0; in < n_inputs; ++in)
         if (static_cast<int>(in) != clock_input_)
@@ -164,6 +167,7 @@ void box_core::decode_ctl(unsigned i) {
         return;
     }
     c.inputs = std::move(sel.inputs);
+    if (!quals_.empty()) add_qualified(c);
     // COUNTER0_OCCUPANCY: counter 0's increment (its selection's inputs),
     // conditioned by this counter's own threshold, invert and edge
     // (decisions.md B9).
@@ -438,6 +442,7 @@ void box_core::write_reg(const register_def& r, uint64_t value, uint64_t access_
         case reg_role::stored: {
             const auto it = stored_.find(r.offset);
             stored_[r.offset] = merge(it == stored_.end() ? r.reset : it->second);
+            if (!quals_.empty()) requalify();  // a request filter: applies from this cycle
             break;
         }
         case reg_role::band_filter:

@@ -26,6 +26,7 @@
 #include "desc/box_spec.h"
 #include "desc/clock.h"
 #include "desc/qpi_packet.h"
+#include "desc/request_quals.h"
 #include "core/conditioning.h"
 #include "core/diagnostics.h"
 #include "core/flit_stream.h"
@@ -92,6 +93,15 @@ public:
     // MSR_UNCORE_ADDR_OPCODE_MATCH (addr_match_fields()). If the register
     // matches it in that cycle, ADDR_OPCODE_MATCH's sub-event of `src` gets 1.
     void post_request(cycle_t at, home_src src, uint64_t fields);
+    // A qualified event-trace row (decisions.md B14): `value` per cycle in
+    // [from, from + n) on catalog input `input`, for requests with the
+    // attributes `q` (check_quals() must hold; none given: post_run). A
+    // counter selecting the input takes it in the cycles in which the box's
+    // filter, as it is then, and the counter's tid_en take the requests.
+    // Each distinct (input, attributes) becomes an input of its own.
+    void post_qualified_run(cycle_t from, uint64_t n, unsigned input, request_quals q, uint32_t value);
+    // The most distinct qualified inputs a box holds.
+    static constexpr size_t max_qualified = 4096;
 
     // --- QPI flit slots (qpi_link) --------------------------------------------
     // Registers a slot kind of direction `dir` (0 receive, 1 transmit): the
@@ -190,6 +200,11 @@ private:
         uint8_t header_w = 0;                          // counts CTO_COUNT's input
         uint32_t max_slot_w = 0;                       // heaviest slot kind
     };
+    // A qualified input: catalog input `base` for requests with `q`.
+    struct qualified {
+        unsigned base;
+        request_quals q;
+    };
     using step = input_step;
     struct header { cycle_t cycle; uint64_t fields; };
     struct request { cycle_t cycle; uint64_t fields; unsigned input; };
@@ -241,6 +256,14 @@ private:
     bool message_capable(const counter& c) const;
     uint64_t count_matches(cycle_t c) const;
     bool addr_opcode_matches(uint64_t fields) const;
+    // Whether counter c takes qualified input q's requests now (B14).
+    bool takes(const qualified& q, const counter& c) const;
+    // Adds the qualified inputs counter c takes to its selection.
+    void add_qualified(counter& c) const;
+    // Decodes every counter again after the qualified inputs or the filters
+    // changed, keeping what was already diagnosed.
+    void requalify();
+    uint64_t filter_reg(unsigned index) const;
     // The requests due at cur_ become steps of ADDR_OPCODE_MATCH's inputs
     // (1 for that cycle per matching request), judged by the register now.
     void take_requests();
@@ -270,6 +293,14 @@ private:
     uint64_t match_ = 0, mask_ = 0;
     std::map<uint32_t, uint64_t> stored_;  // reg_role::stored registers, by offset
     uint64_t band_filter_ = 0;             // the PCU's band filter
+    // The request filter's registers (reg_role::stored, by index): their offsets.
+    std::array<int64_t, 3> filter_offset_{-1, -1, -1};
+    // Qualified inputs, input catalog_inputs_ + k; the index of each
+    // (input, attributes), shared with predict_message()'s trial copies.
+    std::vector<qualified> quals_;
+    std::shared_ptr<std::map<std::pair<unsigned, request_quals>, unsigned>> qual_index_ =
+        std::make_shared<std::map<std::pair<unsigned, request_quals>, unsigned>>();
+    unsigned catalog_inputs_ = 0;
     bool global_freeze_ = false;
     bool armed_ = true;
     uint32_t gate_ = ~0u;

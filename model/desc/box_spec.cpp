@@ -89,12 +89,18 @@ box_spec make_box_spec(box_kind kind, cpu_model cpu, unsigned unit) {
             break;
         case box_kind::ha:
             s.table = ha_register_table(cpu, unit);
+            s.requests = request_filter::ha_addr_opcode;
             break;
         case box_kind::r3qpi:
             s.table = r3qpi_register_table(cpu, unit);
             break;
         case box_kind::cbo:
             s.table = cbo_register_table(cpu, unit);
+            switch (d.filters) {
+                case cbo_filters::none: break;
+                case cbo_filters::one_filter: s.requests = request_filter::cbo_one_filter; break;
+                case cbo_filters::two_filters: s.requests = request_filter::cbo_two_filters; break;
+            }
             break;
         case box_kind::irp:
             s.table = irp_register_table(cpu);

@@ -71,6 +71,8 @@ struct box_spec {
     int global_bit = -1;               // GLOBAL_STATUS bit, -1 if none
     uint32_t cto_code = 0x38;          // QPI CTO_COUNT (with ext)
     packet_filter filter = packet_filter::none;
+    // What qualified event-trace rows' requests are compared with (B14).
+    request_filter requests = request_filter::none;
     global_gate gate = global_gate::none;
     uint32_t addr_match_code = 0x35;   // Nehalem/Westmere ADDR_OPCODE_MATCH
     const event_catalog* catalog = nullptr;

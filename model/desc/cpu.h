@@ -114,6 +114,15 @@ enum class cbo_filters : uint8_t {
     two_filters,  // IVB-EP: FILTER0 (0xD14): state, link, tid; FILTER1 (0xD1A): isoc, nc, opc, nid
 };
 
+// What a box compares the requests of qualified event-trace rows with
+// (decisions.md B14): the rows' state, node, opcode, thread or address.
+enum class request_filter : uint8_t {
+    none,
+    cbo_one_filter,   // SNB-EP caching agent: BOX_FILTER
+    cbo_two_filters,  // IVB-EP caching agent: FILTER0 and FILTER1
+    ha_addr_opcode,   // home agent: ADDRMATCH0/1 and OPCODEMATCH
+};
+
 // Which of a box's units a machine has.
 enum class unit_count : uint8_t {
     all,                    // every unit of the descriptor

@@ -45,10 +45,37 @@ inline constexpr bitfield rst{"rst", 19, 19};
 }  // namespace fixed_ctl_bits
 
 // The caching agents' counter controls: tid_en (bit 19) makes the counter
-// use the filter's thread ID (stored; decisions.md B8).
+// take only requests of the filter's thread ID (decisions.md B8, B14).
 namespace cbo_bits {
 inline constexpr bitfield tid_en{"tid_en", 19, 19};
 }  // namespace cbo_bits
+
+// The caching agents' filters (decisions.md B8, B14). SNB-EP's one
+// BOX_FILTER (Linux's and PCM's positions); IVB-EP's FILTER0 and FILTER1
+// (329468-002 Tables 2-16, 2-17). state and nid are masks (a bit per LLC
+// state, I S E M F from bit 0 up; a bit per node), opc and tid values.
+namespace cbo_filter_bits {
+inline constexpr bitfield tid{"tid", 4, 0};
+inline constexpr bitfield snb_nid{"nid", 17, 10};
+inline constexpr bitfield snb_state{"state", 22, 18};
+inline constexpr bitfield snb_opc{"opc", 31, 23};
+inline constexpr bitfield ivb_link{"link", 8, 5};      // FILTER0 (Linux's; stored)
+inline constexpr bitfield ivb_state{"state", 22, 17};  // FILTER0; bit 5 a second M (B14)
+inline constexpr bitfield ivb_nid{"nid", 15, 0};       // FILTER1
+inline constexpr bitfield ivb_opc{"opc", 28, 20};      // FILTER1
+inline constexpr bitfield ivb_c6{"c6", 29, 29};        // FILTER1 (Linux's; stored)
+inline constexpr bitfield ivb_nc{"nc", 30, 30};        // FILTER1 (stored)
+inline constexpr bitfield ivb_isoc{"isoc", 31, 31};    // FILTER1 (stored)
+}  // namespace cbo_filter_bits
+
+// The home agent's match registers (327043-001 Table 2-38, 329468-002
+// Tables 2-42, 2-43): a cache line's address in two parts and an opcode,
+// compared exactly (decisions.md B7, B14).
+namespace ha_match_bits {
+inline constexpr bitfield lo_addr{"lo_addr", 31, 6};   // ADDRMATCH0: address bits 31:6
+inline constexpr bitfield hi_addr{"hi_addr", 13, 0};   // ADDRMATCH1: address bits 45:32
+inline constexpr bitfield opc{"opc", 5, 0};            // OPCODEMATCH
+}  // namespace ha_match_bits
 
 // The PCU's counter controls (327043-001 Table 2-75, 329468-002 Table 2-121):
 // ev_sel bit 7 marks an occupancy event, whose increment is the number of

@@ -195,17 +195,18 @@ register_table ha_register_table(cpu_model cpu, unsigned unit) {
     register_table t = pci_pmon_table(p, "home agent " + std::to_string(unit) + " PMON function (D" +
                                              std::to_string(u.device) + ":F" + std::to_string(u.fn) + ")",
                                       u.pmon_id, h);
-    // The match registers: sticky (RWS) and stored; the model does not compare
-    // them (decisions.md B7).
+    // The match registers: sticky (RWS), compared with the requests of
+    // qualified event-trace rows for ADDR_OPC_MATCH (decisions.md B7, B14).
+    namespace m = ha_match_bits;
     t.regs.push_back({p + "_BOX_ADDRMATCH0", 0x40, 4, 0, reg_role::stored, 0,
-                      {{"lo_addr", 31, 6, attr::rw, "physical address bits 31:6 to match"},
+                      {fd(m::lo_addr, attr::rw, "physical address bits 31:6 to match"),
                        {"rsv", 5, 0, attr::rv, "reserved"}}});
     t.regs.push_back({p + "_BOX_ADDRMATCH1", 0x44, 4, 0, reg_role::stored, 1,
                       {{"rsv", 31, 14, attr::rv, "reserved"},
-                       {"hi_addr", 13, 0, attr::rw, "physical address bits 45:32 to match"}}});
+                       fd(m::hi_addr, attr::rw, "physical address bits 45:32 to match")}});
     t.regs.push_back({p + "_BOX_OPCODEMATCH", 0x48, 4, 0, reg_role::stored, 2,
                       {{"rsv", 31, 6, attr::rv, "reserved"},
-                       {"opc", 5, 0, attr::rw, "opcode to match: 5:4 AD message class, 3:0 QPI opcode"}}});
+                       fd(m::opc, attr::rw, "opcode to match: 5:4 AD message class, 3:0 QPI opcode")}});
     return t;
 }
 

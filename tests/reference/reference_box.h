@@ -111,6 +111,18 @@ public:
     bool armed = true;
     uint32_t gate = ~0u;  // Nehalem's EN_PCn / EN_FC0
     uint64_t band_filter = 0;  // the PCU's PCU_MSR_PMON_BOX_FILTER
+    // Qualified event-trace rows (decisions.md B14): `value` per cycle in
+    // [from, from + len) on catalog input `base`, for requests with `q`; and
+    // the registers that filter them, by index (CBo: FILTER or FILTER0,
+    // FILTER1; HA: ADDRMATCH0, ADDRMATCH1, OPCODEMATCH), as stored.
+    struct qualified_run {
+        uint64_t from, len;
+        unsigned base;
+        request_quals q;
+        uint32_t value;
+    };
+    std::vector<qualified_run> qualified;
+    uint64_t filter[3] = {};
 
 private:
     // Enable and overflow-message bits: 22 and 20, but 0 (EN) and 2 (PMI) in
@@ -157,11 +169,42 @@ private:
             return selected_increment(0, inputs, cto, inc0) ? (inc = inc0, true) : (inc = 0, true);
         }
         for (unsigned in : sel.inputs) inc += static_cast<uint32_t>(inputs[in]);
+        for (const qualified_run& r : qualified)
+            if (cycle_ >= r.from && cycle_ - r.from < r.len)
+                for (unsigned in : sel.inputs)
+                    if (in == r.base && takes(r, ctl)) inc += r.value;
         if (spec_.kind == box_kind::qpi && ev == 0x38 && ext) inc += cto;
         // FREQ_BANDk_CYCLES: whether the frequency reaches byte k of the filter.
         const int band = spec_.catalog->events()[*sel.event].band;
         if (band >= 0) inc = inc >= ((band_filter >> (8 * band)) & 0xFF);
         return true;
+    }
+
+    // Whether a counter with control `ctl` takes a qualified row's requests,
+    // from the register layouts of decisions.md B8, B7 and B14 bit by bit.
+    bool takes(const qualified_run& r, uint32_t ctl) const {
+        const uint8_t uses = spec_.catalog->input_filters(r.base);
+        const request_quals& q = r.q;
+        if (q.given == 0) return true;  // a row without attributes: what matched
+        const unsigned tid = (q.given & request_field::tid) ? q.tid : 0x1F;
+        auto bit = [](uint64_t v, unsigned k) { return ((v >> k) & 1) != 0; };
+        bool ok = true;
+        if (spec_.kind == box_kind::ha) {
+            if (uses & request_field::addr)
+                ok = ok && ((q.addr >> 6) & 0x3FFFFFF) == ((filter[0] >> 6) & 0x3FFFFFF) &&
+                     ((q.addr >> 32) & 0x3FFF) == (filter[1] & 0x3FFF);
+            if (uses & request_field::opc) ok = ok && (filter[2] & 0x3F) == q.opc;
+            return ok;
+        }
+        const bool snb = spec_.cpu == cpu_model::snb_ep;  // one filter, or FILTER0 + FILTER1
+        const uint64_t states = snb ? (filter[0] >> 18) & 0x1F : (filter[0] >> 17) & 0x3F;
+        const uint64_t nids = snb ? (filter[0] >> 10) & 0xFF : filter[1] & 0xFFFF;
+        const uint64_t opc = snb ? (filter[0] >> 23) & 0x1FF : (filter[1] >> 20) & 0x1FF;
+        if (uses & request_field::state) ok = ok && (bit(states, q.state) || (!snb && q.state == 3 && bit(states, 5)));
+        if (uses & request_field::nid) ok = ok && bit(nids, q.nid);
+        if (uses & request_field::opc) ok = ok && opc == q.opc;
+        if ((ctl >> 19) & 1) ok = ok && (filter[0] & 0x1F) == tid;
+        return ok;
     }
 
     box_spec spec_;

@@ -41,6 +41,12 @@ uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, b
         // (Caching agents: often counter 0's occupancy, for COUNTER0_OCCUPANCY.)
         if (s.mirror_code >= 0 && pct(rng) < 30)
             pick = &evs[*s.catalog->find(static_cast<uint8_t>(counter == 0 ? 0x11 : s.mirror_code), false)];
+        // (Caching and home agents: often an event their filters select for.)
+        if (s.requests != request_filter::none && pct(rng) < 40) {
+            const char* filtered[] = {"LLC_LOOKUP", "TOR_INSERTS", "TOR_OCCUPANCY", "LLC_VICTIMS"};
+            const auto e = s.catalog->find(s.kind == box_kind::ha ? "ADDR_OPC_MATCH" : filtered[rng() % 4]);
+            if (e && (evs[*e].counters & (1u << counter))) pick = &evs[*e];
+        }
         // (The PCU: often an occupancy or a band event.)
         if (s.occupancy && pct(rng) < 50)
             pick = &evs[*s.catalog->find(pct(rng) < 50 ? "POWER_STATE_OCCUPANCY" : "FREQ_BAND" + std::to_string(rng() % 4) + "_CYCLES")];
@@ -54,6 +60,8 @@ uint32_t random_ctl(const box_spec& s, unsigned counter, std::mt19937_64& rng, b
         if (pct(rng) < 60) v |= (static_cast<uint32_t>(rng() % std::min<uint32_t>(tmax, 4) + 1)) << 24;
         if (pct(rng) < 35) v |= 1u << 18;                       // edge
         if (pct(rng) < 30) v |= 1u << 23;                       // invert (reserved on IVB)
+        if (s.requests != request_filter::none && s.kind == box_kind::cbo && pct(rng) < 30)
+            v |= cbo_bits::tid_en.put(1);
         if (s.occupancy && pct(rng) < 30) v |= 1u << 30;        // occ_invert
         if (s.occupancy && pct(rng) < 30) v |= 1u << 31;        // occ_edge_det
     }
@@ -119,6 +127,47 @@ void run_differential(const scenario sc, bool messages) {
                     headers[c].push_back(f);
                     fast.post_rx_header(c, f);
                 }
+        // Qualified rows (B14): runs of requests with attributes drawn from
+        // small sets, so that the random filters take some of them.
+        const uint16_t cbo_opcodes[] = {0x180, 0x181, 0x182}, ha_opcodes[] = {0x21, 0x20, 0x03};
+        const uint64_t lines[] = {0x1000, 0x1040, 0x12345678C0};
+        const uint8_t tids[] = {0, 3, 0x1F};
+        auto random_quals = [&](unsigned input) {
+            request_quals q;
+            q.given = spec.catalog->input_filters(input);
+            if (spec.kind == box_kind::cbo && rng() % 2) q.given |= request_field::tid;
+            q.state = static_cast<uint8_t>(rng() % llc_state_count);
+            q.nid = static_cast<uint8_t>(rng() % 4);
+            q.opc = spec.kind == box_kind::ha ? ha_opcodes[rng() % 3] : cbo_opcodes[rng() % 3];
+            q.addr = lines[rng() % 3] + rng() % 64;
+            q.tid = tids[rng() % 3];
+            return q;
+        };
+        if (spec.requests != request_filter::none) {
+            std::vector<unsigned> qualifiable;
+            for (unsigned i = 0; i < n_in; ++i)
+                if (static_cast<int>(i) != clock_input &&
+                    (spec.catalog->input_filters(i) != 0 || (spec.kind == box_kind::cbo && rng() % 8 == 0)))
+                    qualifiable.push_back(i);
+            // (Half of them on the lookups, whose state filter is the richest.)
+            std::vector<unsigned> lookups;
+            if (auto e = spec.catalog->find("LLC_LOOKUP"))
+                for (unsigned i : qualifiable)
+                    if (spec.catalog->input(i).event == *e) lookups.push_back(i);
+            for (unsigned k = 0; k < 40; ++k) {
+                const bool lookup = !lookups.empty() && k % 2 == 0;
+                const unsigned input = lookup ? lookups[rng() % lookups.size()] : qualifiable[rng() % qualifiable.size()];
+                const request_quals q = random_quals(input);
+                const event_def& ed = spec.catalog->events()[spec.catalog->input(input).event];
+                for (uint64_t c = rng() % 100; c < N;) {
+                    const uint64_t len = std::min<uint64_t>(1 + rng() % 150, N - c);
+                    const uint32_t v = static_cast<uint32_t>(1 + rng() % ed.max_inc);
+                    fast.post_qualified_run(c, len, input, q, v);
+                    ref.qualified.push_back({c, len, input, q, v});
+                    c += len + rng() % 100;
+                }
+            }
+        }
         uint64_t match = 0, mask = 0;
         // Random requests at the home logic (Nehalem/Westmere, N15): up to 2
         // per cycle, from a few addresses and opcode bytes so that some match.
@@ -245,6 +294,27 @@ void run_differential(const scenario sc, bool messages) {
                             write(reg(spec, reg_role::pkt_match1), match >> 32, c);
                             write(reg(spec, reg_role::pkt_mask0), mask & 0xFFFFFFFF, c);
                             write(reg(spec, reg_role::pkt_mask1), mask >> 32, c);
+                        }
+                        if (spec.requests != request_filter::none) {  // the request filter's registers
+                            const unsigned k = static_cast<unsigned>(rng() % 3);
+                            const register_def* f = nullptr;
+                            for (const auto& r : spec.table.regs)
+                                if (r.role == reg_role::stored && r.index == k) f = &r;
+                            if (f) {
+                                uint64_t v = rng() & 0xFFFFFFFF;
+                                if (rng() % 2) {  // often values the rows have
+                                    const uint64_t line = lines[rng() % 3];
+                                    const uint64_t cbo[] = {
+                                        (uint64_t{cbo_opcodes[rng() % 3]} << (spec.cpu == cpu_model::snb_ep ? 23 : 20)) |
+                                            (rng() % 16) | (uint64_t{rng() % 64} << 17),
+                                        (uint64_t{cbo_opcodes[rng() % 3]} << 20) | (rng() % 16),
+                                        0};
+                                    const uint64_t ha[] = {line, line >> 32, ha_opcodes[rng() % 3]};
+                                    v = spec.kind == box_kind::ha ? ha[k] : cbo[k] | tids[rng() % 3];
+                                }
+                                write(*f, v, c);
+                                ref.filter[k] = v & f->stored_mask();
+                            }
                         }
                         if (spec.table.find("PCU_MSR_PMON_BOX_FILTER")) {  // four band thresholds
                             uint64_t v = 0;

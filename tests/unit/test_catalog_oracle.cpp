@@ -37,6 +37,7 @@ struct json_event {
     bool ext;
     uint8_t umask;
     uint8_t counters;  // bitmask
+    uint8_t filters;   // request_field bits of the caching/home agent filter fields in "Filter"
 };
 
 std::string json_path(cpu_model cpu) {
@@ -69,6 +70,28 @@ uint8_t counter_mask(const std::string& list) {
 
 uint8_t hex_byte(const std::string& s) { return static_cast<uint8_t>(std::stoul(s, nullptr, 16)); }
 
+// The "Filter" column's caching-agent and home-agent fields as request_field
+// bits (decisions.md B14); the other units' filters (PCU bands, QPI match,
+// UBox, IRP) are not request attributes.
+uint8_t request_filters(const json& e) {
+    if (!e.contains("Filter") || !e.at("Filter").is_string()) return 0;
+    const std::string f = e.at("Filter").get<std::string>();
+    const std::pair<const char*, uint8_t> fields[] = {
+        {"CBoFilter[22:18]", request_field::state},  {"CBoFilter0[23:17]", request_field::state},
+        {"CBoFilter[17:10]", request_field::nid},    {"CBoFilter1[15:0]", request_field::nid},
+        {"CBoFilter[31:23]", request_field::opc},    {"CBoFilter1[28:20]", request_field::opc},
+        {"HA_AddrMatch0[31:6]", request_field::addr}, {"HA_AddrMatch1[13:0]", request_field::addr},
+        {"HA_OpcodeMatch[5:0]", request_field::opc}};
+    uint8_t bits = 0;
+    for (const auto& [name, bit] : fields)
+        if (f.find(name) != std::string::npos) bits |= bit;
+    // A deliberate difference: IVB-EP's LLC_LOOKUP.NID lists the state field
+    // alone, but its umask's NID bit is a node match as on SNB-EP, whose
+    // entry lists both, and Linux's IVB-EP driver gives it both (B14).
+    if (e.at("EventName").get<std::string>() == "UNC_C_LLC_LOOKUP.NID") bits |= request_field::nid;
+    return bits;
+}
+
 json_event parse_entry(const json& e, box_kind box) {
     json_event j;
     j.full_name = e.at("EventName").get<std::string>();
@@ -81,6 +104,7 @@ json_event parse_entry(const json& e, box_kind box) {
     j.ext = e.at("ExtSel").get<std::string>() == "1";
     j.umask = hex_byte(e.at("UMask").get<std::string>());
     j.counters = counter_mask(e.at("Counter").get<std::string>());
+    j.filters = request_filters(e);
     return j;
 }
 
@@ -205,6 +229,7 @@ void expect_umask_matches(const event_catalog& cat, const event_def& ev, const j
         const umask_def* u = find_umask(ev, j.sub);
         ASSERT_NE(u, nullptr) << j.full_name << ": no umask named " << j.sub;
         EXPECT_EQ(int(u->value), int(j.umask)) << j.full_name;
+        EXPECT_EQ(int(u->filters), int(j.filters)) << j.full_name << ": the filter fields it compares";
     } else {
         EXPECT_TRUE(j.sub.empty()) << j.full_name << ": named sub-event with umask 0";
         EXPECT_TRUE(ev.umasks.empty() || ev.umask0_all)
