@@ -398,7 +398,8 @@ void replayer::post_request(const trace::packet_record& p) {
 
 void replayer::post_event(const trace::event_record& e) {
     box_core& core = touch(box_index(e.socket, e.kind, e.unit)).module->core();
-    core.post_run(e.cycle, e.repeat, e.input, e.count);
+    if (e.quals.given) core.post_qualified_run(e.cycle, e.repeat, e.input, e.quals, e.count);
+    else core.post_run(e.cycle, e.repeat, e.input, e.count);
     end_ = std::max(end_, core.clock().cycle_start(e.cycle + e.repeat));
 }
 

@@ -76,27 +76,27 @@ std::optional<quals_problem> check_quals(const box_spec& spec, unsigned input, c
     const widths w = widths_of(spec.requests);
     const std::string name = spec.catalog->input_name(input);
     if (spec.requests == request_filter::none)
-        return quals_problem{first, spec.name + " has no request filter: its rows give no request attributes"};
+        return quals_problem{first, "is given, but " + spec.name + " has no request filter: its rows give no request attributes"};
     const uint8_t uses = spec.catalog->input_filters(input);
     const uint8_t allowed = static_cast<uint8_t>(uses | (w.tid ? request_field::tid : 0));
     for (const auto& c : columns)
         if ((q.given & c.field) && !(allowed & c.field))
-            return quals_problem{c.column, name + " is not filtered by " + c.column + " (its request attributes: " +
-                                               names_of(allowed) + ")"};
+            return quals_problem{c.column, "is given, but " + name + " is not filtered by " + c.column +
+                                               " (its request attributes: " + names_of(allowed) + ")"};
     for (const auto& c : columns)
         if ((uses & c.field) && !(q.given & c.field))
-            return quals_problem{c.column, name + " is filtered by " + names_of(uses) +
+            return quals_problem{c.column, "is missing: " + name + " is filtered by " + names_of(uses) +
                                                ": a row that qualifies it gives all of them"};
     auto too_big = [&](const char* col, uint64_t v, unsigned bits) -> std::optional<quals_problem> {
         if (bits >= 64 || v < (uint64_t{1} << bits)) return std::nullopt;
-        return quals_problem{col, std::to_string(v) + " does not fit the filter's " + std::to_string(bits) +
-                                      "-bit field (largest " + std::to_string((uint64_t{1} << bits) - 1) + ")"};
+        return quals_problem{col, "does not fit the filter's " + std::to_string(bits) + "-bit field (largest " +
+                                      std::to_string((uint64_t{1} << bits) - 1) + ")"};
     };
     if ((q.given & request_field::state) && q.state >= llc_state_count)
-        return quals_problem{"state", "not one of the LLC states I, S, E, M, F"};
+        return quals_problem{"state", "is not an LLC state (I, S, E, M or F)"};
     if ((q.given & request_field::nid) && q.nid >= w.nid)
-        return quals_problem{"nid", std::to_string(q.nid) + " is not a node of the filter's " + std::to_string(w.nid) +
-                                        "-bit node mask (0-" + std::to_string(w.nid - 1) + ")"};
+        return quals_problem{"nid", "is not a node of the filter's " + std::to_string(w.nid) + "-bit node mask (0-" +
+                                        std::to_string(w.nid - 1) + ")"};
     if (q.given & request_field::opc)
         if (auto p = too_big("opc", q.opc, w.opc)) return p;
     if (q.given & request_field::addr)

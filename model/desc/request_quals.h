@@ -39,7 +39,8 @@ struct request_quals {
 };
 
 // What is wrong with qualifying catalog input `input` of a box with `q`: the
-// column at fault and why, or nothing. A row qualifies an input whose filter
+// column at fault and why (to follow the column's value: "is given, but
+// ...", "is missing: ..."), or nothing. A row qualifies an input whose filter
 // fields (event_catalog::input_filters) it gives all of, plus the thread on a
 // caching agent; values must fit the box's filter fields.
 struct quals_problem {

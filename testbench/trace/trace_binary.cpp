@@ -1,6 +1,8 @@
 // The binary trace format: writer and decoder (trace_binary.h,
 // docs/trace-binary-format.md).
 #include "trace/trace_binary.h"
+
+#include "desc/box_spec.h"
 #include "trace/trace_binary_compact.h"
 #include "trace/trace_boxes.h"
 
@@ -55,6 +57,10 @@ constexpr std::size_t time = 0, addr = 8, socket = 16, src = 17, mc = 18, opc = 
 namespace ev {
 constexpr std::size_t time = 0, repeat = 8, count = 16, socket = 18, box = 19, code = 20,
                       ext = 21, sub = 22, reserved = 23;
+constexpr std::size_t quals_follow = 23;  // version 4: 1 = a qualifier record follows
+}
+namespace qr {  // version 4: a qualified event row's request attributes
+constexpr std::size_t given = 0, state = 1, tid = 2, nid = 3, opc = 4, reserved_a = 6, addr = 8, reserved_b = 16;
 }
 
 constexpr std::size_t block_bytes = binary_trace_decoder::block_records * bf::record_size;
@@ -142,6 +148,10 @@ binary_trace_writer::binary_trace_writer(std::ostream& out, trace_kind kind, tim
     h[7] = bf::version;
     h[8] = kind == trace_kind::packets ? bf::kind_packets : bf::kind_events;
     st16(h + 12, bf::record_size);
+    // (Request attributes where boxes filter requests, unless fixed records are asked for.)
+    quals_ = kind == trace_kind::events && layout == packet_layout::compact &&
+             (describe(cpu_).box(box_kind::ha) || describe(cpu_).box(box_kind::cbo));
+    if (quals_) h[7] = bf::version_quals;
     if (kind == trace_kind::packets) switch (describe(cpu_).packets) {
             case packet_route::qpi_link:
                 switch (layout) {
@@ -285,6 +295,22 @@ void binary_trace_writer::write(const event_record& r) {
     p[ev::code] = def.code;
     p[ev::ext] = def.ext ? 1 : 0;
     p[ev::sub] = bit < 0 ? bf::no_sub_event : static_cast<unsigned char>(bit);
+    if (r.quals.given) {
+        if (!quals_)
+            throw std::invalid_argument("binary_trace_writer: a row's request attributes need version 4 event "
+                                        "records (the default; --binary-version 1 cannot hold them)");
+        p[ev::quals_follow] = 1;
+        used_ += bf::record_size;
+        ++file_records_;
+        const request_quals& q = r.quals;
+        unsigned char* x = slot();
+        x[qr::given] = q.given;
+        x[qr::state] = q.state;
+        x[qr::tid] = q.tid;
+        x[qr::nid] = q.nid;
+        st16(x + qr::opc, q.opc);
+        st64(x + qr::addr, q.addr);
+    }
     used_ += bf::record_size;
     ++records_;
     ++file_records_;
@@ -341,6 +367,7 @@ struct alignas(64) binary_trace_decoder::impl {
     trace_kind kind = trace_kind::packets;
     bool requests = false;  // kind 3: packet records are requests at the home logic
     bool compact = false;   // version 3: compact packet records (trace_binary_compact.h)
+    bool quals = false;     // version 4: event records may be followed by request attributes
     time_unit unit = time_unit::ps;
     std::array<box_table, box_kind_count> tables{};  // by box kind (cat null: none)
     std::array<bool, trace_box_count> box_on{};      // by box byte
@@ -354,6 +381,7 @@ struct alignas(64) binary_trace_decoder::impl {
     bool at_end = false;
     uint64_t current = 0;  // number of the record being read (1-based)
     uint64_t records = 0;  // records returned
+    uint64_t qualifier_records = 0;  // version 4: qualifier records read so far
     bool have_prev = false;
     time_ps prev_time = 0;
     uint64_t prev_record = 0;
@@ -424,11 +452,15 @@ struct alignas(64) binary_trace_decoder::impl {
                 got += (h[i] >= 0x20 && h[i] < 0x7f) ? static_cast<char>(h[i]) : '.';
             fail_header("the magic is '" + got + "', not '" + bf::magic + "'");
         }
-        if (h[7] != bf::version && h[7] != bf::version_requests && h[7] != bf::version_compact)
+        if (h[7] != bf::version && h[7] != bf::version_requests && h[7] != bf::version_compact &&
+            h[7] != bf::version_quals)
             fail_header("version " + num(h[7]) + " is not supported (this reader reads versions " +
-                        num(bf::version) + ", " + num(bf::version_requests) + " and " +
-                        num(bf::version_compact) + ")");
+                        num(bf::version) + ", " + num(bf::version_requests) + ", " + num(bf::version_compact) +
+                        " and " + num(bf::version_quals) + ")");
         compact = h[7] == bf::version_compact;
+        quals = h[7] == bf::version_quals;
+        if (quals && h[8] != bf::kind_events)
+            fail_header("version 4 holds event traces (kind 2) only, not kind " + num(h[8]));
         if (compact && h[8] != bf::kind_packets)
             fail_header("version 3 holds QPI link packets (kind 1) only, not kind " + num(h[8]));
         if (h[8] == bf::kind_packets) kind = trace_kind::packets;
@@ -504,6 +536,46 @@ struct alignas(64) binary_trace_decoder::impl {
                      " are not zero");
     }
 
+    // A version 4 qualifier record: the attributes of the event record
+    // before it, checked as a text row's columns are (an error names the
+    // qualifier record).
+    __attribute__((noinline)) void read_quals(event_record& r) {
+        const unsigned char* x = next_record();
+        if (!x) fail("the file ends before this event record's qualifier record");
+        ++qualifier_records;
+        for (std::size_t i : {qr::reserved_a, qr::reserved_a + 1})
+            if (x[i]) fail("qualifier record: reserved bytes 6-7 are not zero");
+        for (std::size_t i = qr::reserved_b; i < bf::record_size; ++i)
+            if (x[i]) fail("qualifier record: reserved bytes 16-23 are not zero");
+        request_quals& q = r.quals;
+        q.given = x[qr::given];
+        q.state = x[qr::state];
+        q.tid = x[qr::tid];
+        q.nid = x[qr::nid];
+        q.opc = ld16(x + qr::opc);
+        q.addr = ld64(x + qr::addr);
+        constexpr uint8_t all = request_field::state | request_field::nid | request_field::opc |
+                                request_field::addr | request_field::tid;
+        if (q.given == 0 || (q.given & ~all))
+            fail("qualifier record: byte 0 (" + num(q.given) + ") is not a set of request attributes (1-31)");
+        if (auto p = check_quals(spec_for(r.kind, ctx.cpu, r.unit), r.input, q)) {
+            std::string v;
+            switch (p->column[0]) {
+                case 's': v = std::string(1, llc_state_letter(static_cast<llc_state>(q.state))); break;
+                case 'n': v = num(q.nid); break;
+                case 'o': v = detail::hex2(q.opc); break;
+                case 'a': {
+                    char a[24];
+                    std::snprintf(a, sizeof a, "0x%llx", static_cast<unsigned long long>(q.addr));
+                    v = a;
+                    break;
+                }
+                default: v = num(q.tid); break;
+            }
+            bad(p->column, v, p->reason);
+        }
+    }
+
     // The record's time and cycle in `clk`, then the order check (text:
     // parse_time and accept_time).
     __attribute__((always_inline)) void take_time(uint64_t v, const trace_clock& clk,
@@ -540,7 +612,7 @@ struct alignas(64) binary_trace_decoder::impl {
         have_prev = true;
         prev_time = t;
         prev_record = current;
-        records = current;
+        records = current - qualifier_records;  // (rows, not the records that hold them)
     }
 
     unsigned take_socket(uint8_t s) const {
@@ -975,7 +1047,8 @@ struct alignas(64) binary_trace_decoder::impl {
     __attribute__((always_inline)) bool next(event_record& r) {
         const unsigned char* b = next_record();
         if (!b) return false;
-        check_reserved(b, ev::reserved);
+        const bool quals_follow = quals && b[ev::quals_follow] == 1;
+        if (!quals_follow) check_reserved(b, ev::reserved);
         r.line = static_cast<unsigned>(current);
         r.socket = take_socket(b[ev::socket]);
 
@@ -1044,7 +1117,10 @@ struct alignas(64) binary_trace_decoder::impl {
         r.repeat = ld64(b + ev::repeat);
         if (r.repeat == 0) bad("repeat", "0", "is not a repeat count (an integer >= 1)");
 
-        take_time(ld64(b + ev::time), clocks.of(box), clocks.name_of(box), r.time, r.cycle);
+        const uint64_t when = ld64(b + ev::time);
+        r.quals = request_quals{};
+        if (quals_follow) read_quals(r);  // (b is not valid after this)
+        take_time(when, clocks.of(box), clocks.name_of(box), r.time, r.cycle);
         if (r.cycle > std::numeric_limits<uint64_t>::max() - r.repeat)
             bad("repeat", num(r.repeat), "is too large: the run would pass the last cycle");
         if (!ctx.run_fits(clocks.of(box), r.cycle, r.repeat))

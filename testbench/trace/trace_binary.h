@@ -27,6 +27,9 @@ constexpr std::size_t magic_size = 7;
 constexpr uint8_t version = 1;             // byte 7: of kinds 1 and 2
 constexpr uint8_t version_requests = 2;    // version 2 adds kind 3
 constexpr uint8_t version_compact = 3;     // version 3: kind 1 in compact records (trace_binary_compact.h)
+// Version 4: kind 2 whose event records may carry request attributes: one
+// with byte 23 set to 1 is followed by a 24-byte qualifier record (B14).
+constexpr uint8_t version_quals = 4;
 constexpr uint8_t kind_packets = 1;        // byte 8: QPI link packets
 constexpr uint8_t kind_events = 2;
 constexpr uint8_t kind_requests = 3;       // requests at the home logic (packet_route::home_logic)
@@ -44,8 +47,10 @@ constexpr uint8_t no_sub_event = 0xFF;
 
 // Which records a writer writes for QPI link packets: compact ones (version
 // 3, bursts found and written as one record), or fixed 24-byte ones
-// (version 1, for readers of the first format). Event traces are version 1
-// and request traces version 2 either way.
+// (version 1, for readers of the first format). Event traces are version 4
+// where boxes filter requests (version 1 with `fixed`, which cannot hold a
+// row's request attributes) and version 1 elsewhere; request traces are
+// version 2 either way.
 enum class packet_layout { compact, fixed };
 
 // Writes a binary trace of one kind to `out` (which must outlive the writer):
@@ -98,6 +103,7 @@ private:
     std::size_t used_ = 0;
     uint64_t records_ = 0;
     uint64_t file_records_ = 0;
+    bool quals_ = false;  // version 4 event records: request attributes (B14)
 };
 
 class source_buf;

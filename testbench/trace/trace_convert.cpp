@@ -28,6 +28,12 @@ void put_uint(std::string& s, uint64_t v) {
     s.append(b, res.ptr);
 }
 
+void put_hex(std::string& s, uint64_t v) {
+    char b[24] = {'0', 'x'};
+    auto res = std::to_chars(b + 2, b + sizeof b, v, 16);
+    s.append(b, res.ptr);
+}
+
 // ps as ns with up to three decimals, exact: "12.5", "3", "0.001".
 void put_ns(std::string& s, time_ps t) {
     put_uint(s, t / 1000);
@@ -116,7 +122,11 @@ text_trace_writer::text_trace_writer(std::ostream& out, trace_kind kind, time_un
         case packet_route::qpi_link: break;
         case packet_route::home_logic: packets = ",socket,src,mc,opc,addr\n"; break;
     }
-    buf_ += kind == trace_kind::packets ? packets : ",socket,box,event,umask,count,repeat\n";
+    buf_ += kind == trace_kind::packets ? packets : ",socket,box,event,umask,count,repeat";
+    // Where boxes filter requests, the qualified rows' attributes (B14).
+    quals_ = kind == trace_kind::events && (describe(cpu_).box(box_kind::ha) || describe(cpu_).box(box_kind::cbo));
+    if (quals_) buf_ += ",state,nid,opc,addr,tid";
+    if (kind == trace_kind::events) buf_ += '\n';
 }
 
 text_trace_writer::~text_trace_writer() {
@@ -216,6 +226,21 @@ void text_trace_writer::write(const event_record& r) {
     put_uint(s, r.count);
     s += ',';
     put_uint(s, r.repeat);
+    if (quals_) {
+        const request_quals& q = r.quals;
+        s += ',';
+        if (q.given & request_field::state) s += llc_state_letter(static_cast<llc_state>(q.state));
+        s += ',';
+        if (q.given & request_field::nid) put_uint(s, q.nid);
+        s += ',';
+        if (q.given & request_field::opc) put_hex(s, q.opc);
+        s += ',';
+        if (q.given & request_field::addr) put_hex(s, q.addr);
+        s += ',';
+        if (q.given & request_field::tid) put_uint(s, q.tid);
+    } else if (r.quals.given) {
+        throw std::invalid_argument("text_trace_writer: request attributes on a CPU without request filters");
+    }
     s += '\n';
     ++records_;
     if (s.size() >= flush_at) flush();

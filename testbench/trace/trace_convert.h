@@ -75,6 +75,7 @@ private:
     time_unit unit_;
     cpu_model cpu_;
     std::string buf_;
+    bool quals_ = false;  // event rows carry request attributes (B14)
     uint64_t records_ = 0;
 };
 

@@ -62,6 +62,7 @@
 #include "desc/clock.h"
 #include "desc/cpu.h"
 #include "desc/qpi_packet.h"
+#include "desc/request_quals.h"
 
 namespace pmonsim::trace {
 
@@ -197,6 +198,9 @@ struct event_record {
     unsigned input = 0;              // catalog input (sub-event) index
     uint32_t count = 0;              // increment per cycle, 0..max_inc
     uint64_t repeat = 1;             // number of consecutive cycles, >= 1
+    // A qualified row's request attributes (decisions.md B14); given == 0:
+    // the row states counts that already matched.
+    request_quals quals;
 };
 
 using trace_record = std::variant<packet_record, event_record>;

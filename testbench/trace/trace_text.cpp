@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "desc/box_spec.h"
 #include "trace/trace_boxes.h"
 #include "trace/trace_clock.h"
 #include "trace/trace_detail.h"
@@ -410,6 +411,8 @@ struct alignas(64) text_trace_decoder::impl {
         if (!c.empty() && (!parse_uint(c, r.repeat) || r.repeat == 0))
             bad(c_repeat, c, "is not a repeat count (an integer >= 1)");
 
+        parse_quals(r);
+
         parse_time(*clk, clk_name, r.time, r.cycle);
         if (r.cycle > std::numeric_limits<uint64_t>::max() - r.repeat)
             bad(c_repeat, c, "is too large: the run would pass the last cycle");
@@ -417,6 +420,40 @@ struct alignas(64) text_trace_decoder::impl {
             bad(c_repeat, c, "is too large: the run would end beyond the model's time range (" +
                                  detail::time_range_text(ctx.max_time) + ")");
         accept_time(r.time);
+    }
+
+    // A qualified row's request attributes (decisions.md B14), checked
+    // against the box's filter and the sub-event's filter fields.
+    void parse_quals(event_record& r) {
+        request_quals& q = r.quals;
+        q = request_quals{};
+        for (const quals_column& qc : quals_columns) {
+            const std::string_view v = get(qc.col);
+            if (v.empty()) continue;
+            q.given |= qc.field;
+            if (qc.col == c_state) {
+                const auto st = parse_llc_state(v);
+                if (!st) bad(c_state, v, "is not an LLC state (I, S, E, M or F)");
+                q.state = static_cast<uint8_t>(*st);
+                continue;
+            }
+            uint64_t x;
+            const uint64_t limit = qc.col == c_addr ? ~uint64_t{0} : qc.col == c_opc ? 0xFFFF : 0xFF;
+            if (!parse_uint(v, x) || x > limit) bad(qc.col, v, "is not an integer up to " + std::to_string(limit));
+            switch (qc.col) {
+                case c_nid: q.nid = static_cast<uint8_t>(x); break;
+                case c_opc: q.opc = static_cast<uint16_t>(x); break;
+                case c_addr: q.addr = x; break;
+                default: q.tid = static_cast<uint8_t>(x); break;
+            }
+        }
+        if (q.given == 0) return;
+        if (auto p = check_quals(spec_for(r.kind, ctx.cpu, r.unit), r.input, q))
+            for (const quals_column& qc : quals_columns) {
+                if (col_name[qc.col] != std::string_view(p->column)) continue;
+                if (!get(qc.col).empty()) bad(qc.col, get(qc.col), p->reason);
+                fail(column_no(has(qc.col) ? qc.col : c_event), "column '" + std::string(p->column) + "': " + p->reason);
+            }
     }
 
     [[noreturn]] __attribute__((noinline, cold)) void bad_box(std::string_view v) const {

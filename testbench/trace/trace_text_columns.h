@@ -28,12 +28,14 @@ enum col : int {
     c_port, c_dir, c_mc, c_opc, c_vn, c_rnid, c_dnid, c_rds, c_flits, c_ring,  // packets
     c_src, c_addr,                                                             // home requests
     c_box, c_event, c_count, c_umask, c_ext, c_repeat,                         // events
+    c_state, c_nid, c_tid,  // qualified event rows (with opc and addr; decisions.md B14)
     n_cols
 };
 
 inline constexpr std::array<const char*, n_cols> col_name = {
     "time", "cycle", "socket", "port", "dir", "mc",  "opc",   "vn",  "rnid",  "dnid",
-    "rds",  "flits", "ring",   "src",  "addr", "box",  "event", "count", "umask", "ext", "repeat"};
+    "rds",  "flits", "ring",   "src",  "addr", "box",  "event", "count", "umask", "ext", "repeat",
+    "state", "nid", "tid"};
 
 // The columns of a packet row where packets take `route` (cpu_desc::packets).
 inline bool packet_column(int c, packet_route route) {
@@ -44,13 +46,30 @@ inline bool packet_column(int c, packet_route route) {
     }
     return false;
 }
-inline bool event_column(int c) { return c <= c_socket || c >= c_box; }
+inline bool event_column(int c) { return c <= c_socket || c >= c_box || c == c_opc || c == c_addr; }
+// An event row's request attributes: their columns and request_field bits.
+struct quals_column {
+    int col;
+    uint8_t field;
+};
+inline constexpr quals_column quals_columns[] = {{c_state, request_field::state},
+                                                 {c_nid, request_field::nid},
+                                                 {c_opc, request_field::opc},
+                                                 {c_addr, request_field::addr},
+                                                 {c_tid, request_field::tid}};
 
 inline std::string column_list(bool events, packet_route route) {
     std::string s;
+    auto is_quals = [](int c) {
+        for (const quals_column& q : quals_columns)
+            if (q.col == c) return true;
+        return false;
+    };
     for (int c = 0; c < n_cols; ++c)
-        if (events ? event_column(c) : packet_column(c, route))
+        if (events ? event_column(c) && !is_quals(c) : packet_column(c, route))
             s += std::string(s.empty() ? "" : ", ") + col_name[c];
+    if (events)  // the request attributes last
+        for (const quals_column& q : quals_columns) s += std::string(", ") + col_name[q.col];
     return s;
 }
 

@@ -91,6 +91,8 @@ std::string header(uint8_t kind, uint8_t unit, uint8_t version = 1, uint16_t hsi
 }
 const std::string packets_ps = header(1, 0), packets_cycles = header(1, 1);
 const std::string events_ps = header(2, 0), events_cycles = header(2, 1);
+// What the writer writes for event traces where boxes filter requests (B14).
+const std::string events_cycles_v4 = header(2, 1, 4);
 
 struct praw {
     uint64_t t = 0;
@@ -177,6 +179,10 @@ std::string show(const event_record& r) {
     s << r.time << '/' << r.cycle << " s" << r.socket << ' ' << r.box << " kind"
       << int(r.kind) << " unit" << r.unit << " ev" << r.event << " in" << r.input << " x"
       << r.count << " r" << r.repeat;
+    const request_quals& q = r.quals;
+    if (q.given)
+        s << " q" << int(q.given) << '/' << int(q.state) << '/' << int(q.nid) << '/' << q.opc << '/' << q.addr << '/'
+          << int(q.tid);
     return s.str();
 }
 template <class Rec>
@@ -249,8 +255,9 @@ TEST(TraceBinaryFormat, HeaderAndRecordBytesFollowTheDocument) {
     ew.code = 0x02;
     ew.ext = 1;
     ew.sub = 1;
-    EXPECT_EQ(ev_out.str(), std::string("PMONTRC\x01\x02\x01\x10\x00\x18\x00\x00\x00", 16) + enc(ew));
-    EXPECT_EQ(ev_out.str().substr(0, 16), events_cycles);
+    EXPECT_EQ(ev_out.str(), std::string("PMONTRC\x04\x02\x01\x10\x00\x18\x00\x00\x00", 16) + enc(ew))
+        << "version 4: event records that may carry request attributes";
+    EXPECT_EQ(ev_out.str().substr(0, 16), events_cycles_v4);
 }
 
 TEST(TraceBinaryFormat, ReaderTellsFormatsApartByContent) {
@@ -301,8 +308,10 @@ TEST(TraceBinaryHeader, ErrorsHaveExactMessages) {
               "h.bin: binary header: the magic is 'PMONTRX', not 'PMONTRC'");
     EXPECT_EQ(error_of(std::string("PMON\x00\x01\x02\x03", 8) + header(1, 0).substr(8), "h.bin"),
               "h.bin: binary header: the magic is 'PMON...', not 'PMONTRC'");
+    EXPECT_EQ(error_of(header(1, 0, 5) + rec, "h.bin"),
+              "h.bin: binary header: version 5 is not supported (this reader reads versions 1, 2, 3 and 4)");
     EXPECT_EQ(error_of(header(1, 0, 4) + rec, "h.bin"),
-              "h.bin: binary header: version 4 is not supported (this reader reads versions 1, 2 and 3)");
+              "h.bin: binary header: version 4 holds event traces (kind 2) only, not kind 1");
     // Version 3: compact packet records of no fixed size, kind 1 only.
     EXPECT_EQ(error_of(header(1, 0, 3) + rec, "h.bin"),
               "h.bin: binary header: record size 24 is not 0 (version 3 records have no fixed size)");
@@ -522,6 +531,43 @@ TEST(TraceBinaryRoundTrip, EventsWithEveryCatalogInputBothWays) {
     }
 }
 
+// B14: qualified rows keep their request attributes through text, binary
+// (version 4: a qualifier record after the event record) and back; version 1
+// cannot hold them; a bad qualifier record is reported as a text column is.
+TEST(TraceBinaryRoundTrip, QualifiedRowsKeepTheirRequestAttributes) {
+    const std::string text =
+        "cycle,socket,box,event,umask,count,repeat,state,nid,opc,addr,tid\n"
+        "1,0,cbo1,LLC_LOOKUP,NID,1,10,M,9,,,\n"
+        "1,0,cbo1,TOR_INSERTS,OPCODE,1,2,,,0x182,,4\n"
+        "2,0,cbo1,LLC_VICTIMS,E_STATE,1,1,,,,,31\n"
+        "3,0,ha0,ADDR_OPC_MATCH,FILT,1,5,,,0x21,0x12345678c0,\n"
+        "4,0,ubox,LOCK_CYCLES,,1,1,,,,,\n";
+    const std::string csv = tmp("q.csv"), bin = tmp("q.bin"), csv2 = tmp("q2.csv"), bin1 = tmp("q1.bin");
+    write_file(csv, text);
+    convert_trace(csv, bin, ctx_of());
+    EXPECT_EQ(read_file(bin).substr(0, 16), events_cycles_v4);
+    EXPECT_EQ(read_file(bin).size(), 16u + 24u * (5 + 4)) << "four rows with a qualifier record each";
+    convert_trace(bin, csv2, ctx_of());
+    EXPECT_EQ(read_file(csv2), text);
+    const auto rows = read_path<event_record>(bin, ctx_of());
+    EXPECT_EQ(shown(rows), shown(read_path<event_record>(csv, ctx_of())));
+    ASSERT_EQ(rows.size(), 5u);
+    EXPECT_EQ(rows[1].quals.given, request_field::opc | request_field::tid);
+    EXPECT_EQ(rows[1].quals.opc, 0x182);
+    EXPECT_EQ(rows[3].quals.addr, 0x12345678C0ull);
+    EXPECT_THROW(convert_trace(csv, bin1, ctx_of(), packet_layout::fixed), std::invalid_argument);
+    EXPECT_FALSE(exists(bin1)) << "no half-written output";
+    // A qualifier record with a node beyond the 16-bit node mask.
+    std::string bytes = read_file(bin);
+    bytes[16 + 24 + 3] = 16;
+    EXPECT_EQ(error_of(bytes.substr(0, 16 + 48), "q.bin"),
+              "q.bin: record 2: column 'nid': '16' is not a node of the filter's 16-bit node mask (0-15)");
+    bytes[16 + 24] = 0x40;  // given: no such attribute
+    EXPECT_EQ(error_of(bytes.substr(0, 16 + 48), "q.bin"),
+              "q.bin: record 2: qualifier record: byte 0 (64) is not a set of request attributes (1-31)");
+    for (const auto& f : {csv, bin, csv2, bin1}) std::remove(f.c_str());
+}
+
 TEST(TraceBinaryRoundTrip, EventsByCycleAndTheirText) {
     const std::string text =
         "cycle,socket,box,event,umask,count,repeat\n"
@@ -533,9 +579,16 @@ TEST(TraceBinaryRoundTrip, EventsByCycleAndTheirText) {
     const std::string csv = tmp("c.csv"), bin = tmp("c.bin"), csv2 = tmp("c2.csv");
     write_file(csv, text);
     convert_trace(csv, bin, ctx_of());
-    EXPECT_EQ(read_file(bin).substr(0, 16), events_cycles);
+    EXPECT_EQ(read_file(bin).substr(0, 16), events_cycles_v4);
     convert_trace(bin, csv2, ctx_of());
-    EXPECT_EQ(read_file(csv2), text);  // this text is already in the writer's form
+    // The writer's form adds the request attributes' columns (B14), empty here.
+    std::string form = "cycle,socket,box,event,umask,count,repeat,state,nid,opc,addr,tid\n";
+    for (size_t at = text.find('\n') + 1; at < text.size();) {
+        const size_t nl = text.find('\n', at);
+        form += text.substr(at, nl - at) + ",,,,,\n";
+        at = nl + 1;
+    }
+    EXPECT_EQ(read_file(csv2), form);
     EXPECT_EQ(shown(read_path<event_record>(bin, ctx_of())),
               shown(read_path<event_record>(csv, ctx_of())));
     for (const auto& f : {csv, bin, csv2}) std::remove(f.c_str());

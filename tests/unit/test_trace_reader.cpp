@@ -180,10 +180,10 @@ TEST(TraceHeader, Errors) {
          "socket, port, dir, mc, opc, vn, rnid, dnid, rds, flits, ring)"},
         {"time,box,event,count,port\n",
          "h.csv:1:5: header: unknown column 'port' (an event trace has columns time, cycle, "
-         "socket, box, event, count, umask, ext, repeat)"},
+         "socket, box, event, count, umask, ext, repeat, state, nid, opc, addr, tid)"},
         {"time,box,event,count,flits\n",
          "h.csv:1:5: header: unknown column 'flits' (an event trace has columns time, cycle, "
-         "socket, box, event, count, umask, ext, repeat)"},
+         "socket, box, event, count, umask, ext, repeat, state, nid, opc, addr, tid)"},
         {"time,port,Port,dir,mc\n", "h.csv:1:3: header: duplicate column 'port' (also column 2)"},
         {"time,port, ,dir,mc\n", "h.csv:1:3: header: column 3 has no name"},
         {"time,box,event,mc,dir,count\n",
