@@ -1,4 +1,5 @@
 #include "driver/event_spec.h"
+#include "driver/request_terms.h"
 
 #include "desc/nearest.h"
 
@@ -168,6 +169,8 @@ struct draft {
     int band = -1;                  // filter_bandK given: K, and its byte
     uint8_t band_value = 0;
     uint64_t match = 0, mask = 0;
+    request_values req;                   // request-filter terms given (B14)
+    bool tid_en = false;                  // the caching agents' CTL bit 19
     std::string filter_term;              // the first filter term given, for errors
     std::string modifier_term;            // the first thresh/edge/inv term given, for errors
     std::optional<unsigned> socket;
@@ -322,6 +325,25 @@ bool apply_common(draft& d, const std::string& key, const std::optional<std::str
         d.band = key[11] - '0';
         d.band_value = static_cast<uint8_t>(v);
         return true;
+    } else if (key == "tid_en") {
+        if (d.box->requests != request_filter::cbo_one_filter && d.box->requests != request_filter::cbo_two_filters)
+            d.fail(term + ": only the caching agents' counters have tid_en");
+        d.tid_en = parse_flag(d, term, value);
+        return true;
+    } else if (key.compare(0, 7, "filter_") == 0 && !request_terms(d.box->requests).empty()) {
+        const uint64_t v = need_value();
+        try {
+            if (!apply_request_term(d.box->requests, key, v, d.req)) {
+                std::string names;
+                for (const request_term& t : request_terms(d.box->requests))
+                    if (names.find(t.name) == std::string::npos) names += std::string(names.empty() ? "" : ", ") + t.name;
+                d.fail(term + ": not a filter term of " + d.box_name() + " (" + names + ")");
+            }
+        } catch (const std::invalid_argument& e) {
+            d.fail(term + " " + e.what());
+        }
+        if (d.req.first_term.empty()) d.req.first_term = term;
+        return true;
     } else if (key == "socket") {
         uint64_t v = need_value();
         if (v > 0xFFFF) d.fail(term + ": no such socket");
@@ -383,6 +405,16 @@ std::string modifiers_suffix(const draft& d) {
     if (d.occ_edge) s += ",occ_edge";
     if (d.occ_invert) s += ",occ_invert";
     if (d.band >= 0) s += ",filter_band" + std::to_string(d.band) + "=" + std::to_string(d.band_value);
+    if (d.tid_en) s += ",tid_en";
+    std::string done;  // (filter_addr is two fields of one term)
+    for (const request_term& t : request_terms(d.box->requests)) {
+        if (!(d.req.mask[t.reg] & t.field.mask()) || done.find(std::string(t.name) + ";") != std::string::npos) continue;
+        done += std::string(t.name) + ";";
+        uint64_t v = 0;
+        for (const request_term& u : request_terms(d.box->requests))
+            if (std::string(u.name) == t.name) v |= u.field.get(d.req.value[u.reg]) << u.shift;
+        s += "," + std::string(t.name) + "=" + hex(v);
+    }
     return s;
 }
 
@@ -461,8 +493,25 @@ event_spec finish(draft& d) {
         d.fail("filter_band" + std::to_string(d.band) + ": " + ev.name + " reads " +
                (ev.band < 0 ? std::string("no band") : "band " + std::to_string(ev.band)));
 
+    // The request filter (decisions.md B14): the fields the selected
+    // sub-events compare, each term given for one of them (or stored only).
+    uint8_t uses = d.tid_en ? request_field::tid : 0;
+    for (unsigned in : cat.select(d.code, d.ext, d.umask).inputs) uses |= cat.input_filters(in);
+    if (const uint8_t extra = d.req.compares & ~uses; extra) {
+        const char* what = (extra & request_field::tid) ? "the thread without tid_en=1"
+                           : (extra & request_field::state) ? "the line's state"
+                           : (extra & request_field::nid)   ? "the target node"
+                           : (extra & request_field::opc)   ? "the opcode"
+                                                            : "the address";
+        d.fail(d.req.first_term + ": " + ev.name + (d.umask ? "." + umask_names(ev, d.umask) : std::string()) +
+               " does not compare " + what);
+    }
+    const request_values claim = claimed(d.box->requests, d.req, uses);
+    s.req_mask = claim.mask;
+    s.req_value = claim.value;
+
     s.event = *idx;
-    s.ctl = static_cast<uint32_t>(ctl_bits::ev_sel.put(d.code) | ctl_bits::umask.put(d.umask) |
+    s.ctl = static_cast<uint32_t>(cbo_bits::tid_en.put(d.tid_en) | ctl_bits::ev_sel.put(d.code) | ctl_bits::umask.put(d.umask) |
                                   ctl_bits::edge.put(d.edge) | ctl_bits::ext.put(d.ext) |
                                   ctl_bits::invert.put(d.inv) | d.box->thresh.put(d.thresh) |
                                   pcu_bits::occ_invert.put(d.occ_invert) | pcu_bits::occ_edge.put(d.occ_edge));
@@ -649,7 +698,8 @@ event_spec parse_catalog_name(draft& d, const std::string& text, unsigned qpi_po
             d.fail("unknown modifier '" + t.text +
                    "' (thresh=, edge, inv, socket=, for CTO_COUNT match0=/match1=/mask0=/mask1=, "
                    "match=/mask=, config1=/config2=, match_*/mask_*, for the PCU occ_edge, occ_invert, "
-                   "filter_band0..3=)");
+                   "filter_band0..3=, for the caching agents tid_en and their filter_*=, for the home agents "
+                   "filter_addr=, filter_opc=)");
     return finish(d);
 }
 

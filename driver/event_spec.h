@@ -39,6 +39,7 @@
 // inv does not exist on ivb-ep (CTL bit 23 reserved); filters only on QPI
 // CTO_COUNT; filter values only in the documented MATCH/MASK fields.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -75,6 +76,11 @@ struct event_spec {
     // filter needs (decisions.md B11); -1: no band.
     int band = -1;
     uint8_t band_value = 0;
+    // The box's request filter (the caching agents' FILTER/FILTER0/FILTER1,
+    // the home agent's ADDRMATCH0/1 and OPCODEMATCH; decisions.md B14), per
+    // register by index: the bits this event claims and their values. The
+    // events of one box must agree where their claims overlap.
+    std::array<uint64_t, 3> req_mask{}, req_value{};
     uint8_t counters = 0;              // allowed counters (bit i: counter i); fixed: 0x1
     std::optional<unsigned> event;     // index in catalog_for(kind, cpu); none for the fixed counter
     std::optional<unsigned> socket;    // socket=N: only that socket; none: every socket

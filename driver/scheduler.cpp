@@ -168,6 +168,17 @@ std::vector<assignment> schedule(const std::vector<event_spec>& events, unsigned
                                          e.local_name() + " (the band filter has one byte per band)");
             }
 
+            // One request filter per caching or home agent: events agree
+            // on the bits they both claim (decisions.md B14).
+            for (std::size_t a = 0; a < group.size(); ++a)
+                for (std::size_t b = a + 1; b < group.size(); ++b) {
+                    const event_spec &x = events[group[a]], &y = events[group[b]];
+                    for (std::size_t k = 0; k < x.req_mask.size(); ++k)
+                        if ((x.req_value[k] ^ y.req_value[k]) & x.req_mask[k] & y.req_mask[k])
+                            throw schedule_error(label + ": request filters differ: " + x.local_name() + " and " +
+                                                 y.local_name() + " (the box has one filter)");
+                }
+
             const unsigned n = counters_of(first.kind, cpu);
             if (group.size() > n)
                 throw schedule_error(label + ": " + std::to_string(group.size()) + " events but " +

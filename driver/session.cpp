@@ -229,6 +229,27 @@ void pmon_session::program_boxes() {
         const auto& [s, kind, unit] = box;
         msr_write(s, reg(spec_for(kind, topo_.cpu, unit).table, reg_role::band_filter).offset, value);
     }
+    // The caching and home agents' request filters: what their events claim
+    // (the scheduler refused disagreeing claims).
+    std::map<std::tuple<unsigned, box_kind, unsigned>, std::array<uint64_t, 4>> filters;  // values, and which are used
+    for (const placed& p : placed_) {
+        const event_spec& e = events_[p.a.event];
+        auto& f = filters[{p.a.socket, e.kind, e.unit}];
+        for (std::size_t k = 0; k < e.req_mask.size(); ++k) {
+            f[k] |= e.req_value[k];
+            if (e.req_mask[k]) f[3] |= 1u << k;
+        }
+    }
+    for (const auto& [box, f] : filters) {
+        const auto& [s, kind, unit] = box;
+        const register_table& t = spec_for(kind, topo_.cpu, unit).table;
+        for (unsigned k = 0; k < 3; ++k) {
+            if (!(f[3] & (1u << k))) continue;
+            const uint32_t off = reg(t, reg_role::stored, k).offset;
+            if (t.msr_space) msr_write(s, off, f[k]);
+            else pci_write(pci_of(s, kind, unit), off, static_cast<uint32_t>(f[k]));
+        }
+    }
     for (const placed& p : placed_) {
         const event_spec& e = events_[p.a.event];
         const unsigned s = p.a.socket;

@@ -15,7 +15,8 @@
 #     commands the trace drove, and the bandwidths are 64 bytes times them
 #     over the virtual runtime;
 #  5. the UNCORECLOCK group: each modeled box's clock over the window;
-#  6. the CBOX group: the caching agents' LLC victims and lookups.
+#  6. the CBOX group: the caching agents' LLC victims and lookups (the
+#     lookups by their lines' states, which likwid's state filter selects).
 # (likwid 5.2 programs the RxL_FLITS_G1/G2 events without the extra select
 # bit the QPI counters need for them, so on this machine as on silicon they
 # count nothing; the checks use the G0 flit events.)
@@ -59,10 +60,17 @@ time,socket,box,event,umask,ext,count,repeat
 1005000000,1,imc2,CAS_COUNT.RD_UNDERFILL,,,1,3000
 1005000000,1,imc3,CAS_COUNT.WR_RMM,,,1,500
 1005000000,0,cbo0,LLC_VICTIMS.M_STATE,,,1,300
-1005000000,0,cbo2,LLC_LOOKUP.ANY,,,1,1200
 1005000000,1,cbo7,LLC_VICTIMS.M_STATE,,,1,45
 EOT
-traces=(--trace "$work/qpi.csv" --trace "$work/events.csv")
+# Lookups with their lines' states (decisions.md B14): likwid's CBOX group
+# filters LLC_LOOKUP.ANY by state I (STATE=0x1), so only the misses count.
+cat > "$work/lookups.csv" <<'EOT'
+time,socket,box,event,state,count,repeat
+1005000000,0,cbo2,LLC_LOOKUP.ANY,I,1,1200
+1005000000,0,cbo2,LLC_LOOKUP.ANY,M,1,800
+1005000000,1,cbo5,LLC_LOOKUP.ANY,E,1,600
+EOT
+traces=(--trace "$work/qpi.csv" --trace "$work/events.csv" --trace "$work/lookups.csv")
 
 # The value of a counter in likwid's first table: $1 event, $2 counter, $3 column (1: HWThread 0, 2: HWThread 16).
 table() {
@@ -301,8 +309,9 @@ checked=$(( checked + 1 ))
 echo "ok: WBOX: $checked PCU occupancy and residency counts equal the model's"
 
 # 6. The CBOX group: LLC_VICTIMS.M_STATE on counter 0 and LLC_LOOKUP.ANY
-# (with likwid's state filter, which the model stores) on counter 1 of every
-# caching agent (CBo k's MSRs from 0xD04 + 0x20k).
+# (with likwid's state filter, I, which takes the 1200 misses of CBo 2 and
+# neither its 800 lookups in M nor socket 1's CBo 5's in E) on counter 1 of
+# every caching agent (CBo k's MSRs from 0xD04 + 0x20k).
 timeout 300 "$pmonsim" exec --sockets 2 "${traces[@]}" --log "$work/log" --report none -- \
   likwid-perfctr -M 0 -c S0:0@S1:0 -g CBOX sleep 0.01 > "$work/out" 2>&1 || fail "likwid-perfctr -g CBOX failed"
 virtual_runtime

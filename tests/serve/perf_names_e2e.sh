@@ -272,6 +272,28 @@ expect 0 uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182/ 500
 grep -q "perf: wrmsr cpu 0 0xd1a <- 0x18200000" "$work/log" || fail "FILTER1 does not hold the opcode 0x182"
 grep -q "perf: wrmsr cpu 0 0xd14 <- 0x3e0000" "$work/log" || fail "FILTER0 does not hold the states 0x1f"
 checked=$((checked + 3))
+# 9. Rows with request attributes (decisions.md B14): the filter perf writes
+# selects them. Lookups in M and in I, DRd (0x182) and RFO (0x180) requests of
+# threads 2 and 5; the state filter M takes the 2000 M lookups, the opcode
+# filter both threads' 700 DRds, and with tid_en and filter_tid 2 thread 2's 500.
+{
+  echo "time,socket,box,event,umask,count,repeat,state,opc,tid"
+  echo "100000,0,cbo0,LLC_LOOKUP,DATA_READ,1,2000,M,,"
+  echo "100000,0,cbo0,LLC_LOOKUP,DATA_READ,1,1000,I,,"
+  echo "100000,0,cbo0,TOR_INSERTS,OPCODE,1,500,,0x182,2"
+  echo "100000,0,cbo0,TOR_INSERTS,OPCODE,1,300,,0x180,2"
+  echo "100000,0,cbo0,TOR_INSERTS,OPCODE,1,200,,0x182,5"
+} > "$work/cboq.csv"
+"$pmonsim" exec --sockets 2 --trace "$work/cboq.csv" --report none -- \
+  perf stat -a -x, --per-socket -e uncore_cbox_0/event=0x34,umask=0x3,filter_state2=0x8/ \
+  -e uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182/ -- sleep 0.001 > "$work/out" 2> "$work/err" ||
+  fail "perf stat of qualified caching-agent rows"
+expect 0 uncore_cbox_0/event=0x34,umask=0x3,filter_state2=0x8/ 2000
+expect 0 uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182/ 700
+"$pmonsim" exec --sockets 2 --trace "$work/cboq.csv" --report none -- \
+  perf stat -a -x, --per-socket -e uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182,tid_en=1,filter_tid=2/ \
+  -- sleep 0.001 > "$work/out" 2> "$work/err" || fail "perf stat with tid_en"
+expect 0 uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182,tid_en=1,filter_tid=2/ 500
 # Counters are placed as Linux places them (uncore_assign_events): adding an
 # event places the box's events again, fewest allowed counters first, so two
 # clockticks opened first leave counters 0-1 to the lookup and the TOR event.

@@ -41,3 +41,7 @@ check "the PCU: occupancy, a band with its filter byte, Linux's terms" "6,200   
 printf 'cycle,box,event,umask,count,repeat\n0,irp,TRANSACTIONS,WRITES,1,700\n0,irp,CACHE_READ_OCCUPANCY,ANY,20,100\n' > "$work/irp.csv"
 check "the IRP (05.6, counters at 0xA0/0xB0/0xB8/0xC0)" "2,000      uncore_irp/event=0x10,umask=0x1/" --trace "$work/irp.csv" -- \
   -e irp/TRANSACTIONS.WRITES -e uncore_irp/event=0x10,umask=0x1/ -e irp/CLOCKTICKS -e UNC_I_TRANSACTIONS.READS --duration 0.000001
+check "request filters: the caching agents' (MSRs) and the home agent's (PCI) from the events' terms" \
+  "500      ha0/ADDR_OPC_MATCH.FILT,filter_addr=0x7f001040,filter_opc=1" --cpu ivb-ep --trace "$traces/qualified_requests/events.csv" -- \
+  -e uncore_cbox_0/event=0x35,umask=0x1,filter_opc2=0x182,tid_en=1,filter_tid=2/ -e cbo0/LLC_LOOKUP.DATA_READ,filter_state2=0xc \
+  -e cbo1/TOR_INSERTS.NID_ALL,filter_nid2=2 -e ha0/ADDR_OPC_MATCH.FILT,filter_addr=0x7f001040,filter_opc=1 --duration 0.000001

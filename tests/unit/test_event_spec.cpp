@@ -429,7 +429,8 @@ TEST(EventSpecErrors, EventsAndSubEventsMustBeInTheCatalog) {
     EXPECT_EQ(error_of("ubox/LOCK_CYCLES,frobnicate"),
               "ubox/LOCK_CYCLES,frobnicate: unknown modifier 'frobnicate' (thresh=, edge, inv, "
               "socket=, for CTO_COUNT match0=/match1=/mask0=/mask1=, match=/mask=, "
-              "config1=/config2=, match_*/mask_*, for the PCU occ_edge, occ_invert, filter_band0..3=)");
+              "config1=/config2=, match_*/mask_*, for the PCU occ_edge, occ_invert, filter_band0..3=, for the "
+              "caching agents tid_en and their filter_*=, for the home agents filter_addr=, filter_opc=)");
     EXPECT_EQ(error_of("ubox/LOCK_CYCLES,"), "ubox/LOCK_CYCLES,: empty modifier");
     EXPECT_EQ(error_of("ubox/LOCK_CYCLES,thresh"),
               "ubox/LOCK_CYCLES,thresh: thresh needs a value (thresh=N)");
@@ -536,6 +537,47 @@ TEST(EventSpecPcu, OccupancyBandsAndTheExtraSelectBit) {
                                                      "events have occ_edge");
     EXPECT_EQ(error_of("uncore_pcu/event=0x80,occ_sel=4/"),
               "uncore_pcu/event=0x80,occ_sel=4/: occ_sel=4 does not fit occ_sel (config:14-15: 0-3)");
+}
+
+// B14: the caching agents' filter terms (Linux's formats) and the home
+// agent's (the project's names) claim the fields the event compares, with
+// the values given (0 otherwise); tid_en is CTL bit 19.
+TEST(EventSpecRequests, FilterTermsClaimTheFieldsTheEventCompares) {
+    const event_spec tor = parse("uncore_cbox_3/event=0x35,umask=0x1,filter_opc2=0x182,tid_en=1,filter_tid=2/");
+    EXPECT_EQ(tor.ctl, 0x80135u);
+    EXPECT_EQ(tor.req_mask[0], 0x1Fu) << "FILTER0: tid";
+    EXPECT_EQ(tor.req_value[0], 0x2u);
+    EXPECT_EQ(tor.req_mask[1], 0x1FF00000u) << "FILTER1: opc";
+    EXPECT_EQ(tor.req_value[1], 0x18200000u);
+    EXPECT_EQ(tor.name, "cbo3/TOR_INSERTS.OPCODE,tid_en,filter_tid=0x2,filter_opc2=0x182");
+    EXPECT_EQ(parse(tor.name).req_value, tor.req_value) << "the canonical name parses back";
+    const event_spec lookup = parse("cbo0/LLC_LOOKUP.NID");
+    EXPECT_EQ(lookup.req_mask[0], 0x7E0000u) << "the state, 0: no state counts (as on silicon)";
+    EXPECT_EQ(lookup.req_mask[1], 0xFFFFu) << "and the node mask";
+    EXPECT_EQ(lookup.req_value[0] | lookup.req_value[1], 0u);
+    const event_spec snb_lookup = parse("uncore_cbox_1/event=0x34,umask=0x3,filter_state=0x1f/", snb);
+    EXPECT_EQ(snb_lookup.req_mask[0], 0x7C0000u);
+    EXPECT_EQ(snb_lookup.req_value[0], 0x7C0000u);
+    const event_spec ha = parse("uncore_ha_1/event=0x20,umask=0x3,filter_addr=0x12345678c0,filter_opc=0x21/");
+    EXPECT_EQ(ha.req_value[0], 0x345678C0u);
+    EXPECT_EQ(ha.req_value[1], 0x12u);
+    EXPECT_EQ(ha.req_value[2], 0x21u);
+    EXPECT_EQ(ha.name, "ha1/ADDR_OPC_MATCH.FILT,filter_addr=0x12345678c0,filter_opc=0x21");
+    EXPECT_EQ(parse("cbo0/RING_AD_USED.UP_VR0_EVEN").req_mask[0], 0u) << "an event without filter fields";
+    EXPECT_EQ(error_of("cbo0/LLC_LOOKUP.DATA_READ,filter_opc2=0x182"),
+              "cbo0/LLC_LOOKUP.DATA_READ,filter_opc2=0x182: filter_opc2=0x182: LLC_LOOKUP.DATA_READ does not "
+              "compare the opcode");
+    EXPECT_EQ(error_of("cbo0/TOR_INSERTS.OPCODE,filter_tid=3"),
+              "cbo0/TOR_INSERTS.OPCODE,filter_tid=3: filter_tid=3: TOR_INSERTS.OPCODE does not compare the thread "
+              "without tid_en=1");
+    EXPECT_EQ(error_of("cbo0/TOR_INSERTS.OPCODE,filter_opc2=0x200"),
+              "cbo0/TOR_INSERTS.OPCODE,filter_opc2=0x200: filter_opc2=0x200 does not fit the filter's 9-bit field "
+              "(largest 511)");
+    EXPECT_EQ(error_of("cbo0/TOR_INSERTS.OPCODE,filter_opc=0x182"),
+              "cbo0/TOR_INSERTS.OPCODE,filter_opc=0x182: filter_opc=0x182: not a filter term of cbo0 (filter_tid, "
+              "filter_link, filter_state2, filter_nid2, filter_opc2, filter_c6, filter_nc, filter_isoc)");
+    EXPECT_EQ(error_of("r2pcie/RING_AD_USED.CW_VR0_EVEN,tid_en"),
+              "r2pcie/RING_AD_USED.CW_VR0_EVEN,tid_en: tid_en: only the caching agents' counters have tid_en");
 }
 
 TEST(EventSpecNehalem, CatalogNamesAndLinuxSyntax) {

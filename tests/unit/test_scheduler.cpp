@@ -220,6 +220,23 @@ TEST(SchedulerFilter, BandEventsShareABandOnlyWithItsByte) {
               "FREQ_BAND1_CYCLES,thresh=1,filter_band1=30 (the band filter has one byte per band)");
 }
 
+// B14: a caching agent has one filter: events agree on the fields both
+// compare; fields only one of them compares are free.
+TEST(SchedulerFilter, RequestFiltersAgreeWhereTheirEventsCompareTheSameField) {
+    const auto events = parse_all({"cbo0/LLC_LOOKUP.DATA_READ,filter_state2=0x8", "cbo0/TOR_INSERTS.OPCODE,filter_opc2=0x182",
+                                   "cbo1/LLC_LOOKUP.DATA_READ,filter_state2=0x1", "cbo0/RING_AD_USED.UP_VR0_EVEN"});
+    const auto a = schedule(events, 1);
+    ASSERT_EQ(a.size(), 4u);
+    expect_valid(events, a);
+    EXPECT_EQ(error_of({"cbo0/LLC_LOOKUP.DATA_READ,filter_state2=0x8", "cbo0/LLC_LOOKUP.WRITE,filter_state2=0x1"}),
+              "cbo0: request filters differ: LLC_LOOKUP.DATA_READ,filter_state2=0x8 and "
+              "LLC_LOOKUP.WRITE,filter_state2=0x1 (the box has one filter)");
+    EXPECT_EQ(error_of({"cbo0/LLC_LOOKUP.DATA_READ,filter_state2=0x8", "cbo0/LLC_LOOKUP.NID,filter_state2=0x8,filter_nid2=1",
+                        "cbo0/TOR_INSERTS.NID_ALL,filter_nid2=2"}),
+              "cbo0: request filters differ: LLC_LOOKUP.NID,filter_state2=0x8,filter_nid2=0x1 and "
+              "TOR_INSERTS.NID_ALL,filter_nid2=0x2 (the box has one filter)");
+}
+
 TEST(SchedulerFilter, EachPortHasItsOwnFilter) {
     const auto events = parse_all({"qpi0/CTO_COUNT:DRS.AnyDataC", "qpi1/CTO_COUNT:DRS.DataC_M",
                                    "qpi2/CTO_COUNT:NCB.AnyInt"},
