@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sc/uncore_system.h"
+#include "trace/trace_chunks.h"
 #include "trace/trace_reader.h"
 
 namespace pmonsim {
@@ -177,6 +178,8 @@ private:
     std::optional<trace::trace_error> error_;  // the bad row reading met (checking::while_replaying)
     std::vector<std::unique_ptr<std::istream>> streams_;  // (outlive the mergers, which read them)
     std::vector<std::unique_ptr<trace::trace_reader>> readers_;
+    // Large text files' rows, parsed on their own threads (outlive the mergers too).
+    std::vector<std::unique_ptr<trace::chunked_text_rows>> chunks_;
     // Packet traces and event traces merged apart: only packets of one port
     // and direction depend on their order (the first posted takes the first
     // free slot); an event row is an additive step that may be posted in any

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "trace/batch_pipe.h"
+#include "trace/trace_chunks.h"
 #include "trace/trace_input.h"
 #include "trace/trace_reader.h"
 
@@ -51,6 +52,10 @@ struct alignas(64) trace_merger::impl {
         if (b.events.size() < n) b.events.resize(n);
         return r.read(b.events.data(), n);
     }
+    // A chunk of a source's rows (trace_chunks.h) as its batch.
+    static std::size_t take_chunk(chunked_text_rows& c, bool packets, batch& b) {
+        return packets ? c.next(b.packets) : c.next(b.events);
+    }
     static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
     struct alignas(64) source {
@@ -62,13 +67,16 @@ struct alignas(64) trace_merger::impl {
         std::size_t cur = 0, count = 0;  // the current record, the batch's size
         time_ps time = 0;                // of the current record
 
+        chunked_text_rows* chunks = nullptr;  // rows parsed on their own threads, if so
         batch_pipe<batch>* ahead = nullptr;  // the reading thread, if any
-        std::size_t index = 0;               // in the merger (and the channel in `ahead`)
+        std::size_t index = 0;               // in the merger
+        std::size_t channel = 0;             // in `ahead`
 
         // Reads the next batch; false at the end of the source.
         bool refill() {
             cur = 0;
-            count = ahead ? ahead->next(index, rows) : read_into(*reader, packets, rows, batch_size);
+            count = ahead ? ahead->next(channel, rows) : chunks ? take_chunk(*chunks, packets, rows)
+                                                                : read_into(*reader, packets, rows, batch_size);
             if (count) time = packets ? rows.packets[0].time : rows.events[0].time;
             return count != 0;
         }
@@ -129,13 +137,18 @@ struct alignas(64) trace_merger::impl {
             s.index = i;
         }
         if (ahead_batch && !sources.empty()) {
+            // (Sources read in chunks have their own threads: none here.)
             std::vector<batch_pipe<batch>::fill_fn> fills;
-            for (const auto& s : sources)
+            for (const auto& s : sources) {
+                if (s->chunks) continue;
+                s->channel = fills.size();
                 fills.push_back([r = s->reader, packets = s->packets, n = ahead_batch](batch& b) {
                     return read_into(*r, packets, b, n);
                 });
-            ahead = std::make_unique<batch_pipe<batch>>(std::move(fills), ahead_depth);
-            for (const auto& s : sources) s->ahead = ahead.get();
+            }
+            if (!fills.empty()) ahead = std::make_unique<batch_pipe<batch>>(std::move(fills), ahead_depth);
+            for (const auto& s : sources)
+                if (!s->chunks) s->ahead = ahead.get();
         }
         for (std::size_t i = 0; i < sources.size(); ++i)
             if (sources[i]->refill()) wait(i);
@@ -280,6 +293,13 @@ std::size_t trace_merger::open(const std::string& path, const trace_context& ctx
     auto f = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*f) throw trace_error(path, 0, 0, "cannot open the file");
     return add(std::move(f), path, ctx);
+}
+
+void trace_merger::read_rows_with(std::size_t source, chunked_text_rows& rows) {
+    if (p_->started) throw std::logic_error("trace_merger: read_rows_with() after next()");
+    impl::source& s = *p_->sources.at(source);
+    if (rows.kind() != s.reader->kind()) throw std::logic_error("trace_merger: chunks of another kind");
+    s.chunks = &rows;
 }
 
 void trace_merger::use_reading_thread(std::size_t batch, std::size_t depth) {

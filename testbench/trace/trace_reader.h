@@ -292,6 +292,8 @@ trace_summary validate_trace(const std::string& path, const std::string& name,
 // Merges several traces (either kind, mixed) by time. Stable: among records
 // with equal times, earlier-added sources come first, and one source's rows
 // keep their order. Holds one pending record per source.
+class chunked_text_rows;  // trace_chunks.h
+
 class trace_merger {
 public:
     struct merged_record {
@@ -311,6 +313,12 @@ public:
                     const trace_context& ctx);
     // Opens a file (throws trace_error "FILE: cannot open" if it cannot).
     std::size_t open(const std::string& path, const trace_context& ctx);
+
+    // Source `source` takes its rows from `rows` (the same file's, parsed on
+    // its own threads: trace_chunks.h) instead of from its reader, which
+    // has read the header. Before the first next(); `rows` must outlive the
+    // merger's reading.
+    void read_rows_with(std::size_t source, chunked_text_rows& rows);
 
     // Read every source on a background thread, in batches of `batch`
     // records, up to `depth` batches ahead (batch_pipe.h). Before the
