@@ -43,6 +43,7 @@ struct run_options {
     bool report_none = false;
     bool strict = false;
     bool check_first = false;
+    unsigned parse_threads = trace::chunked_text_rows::default_workers();
 };
 
 const char* kExample =
@@ -159,7 +160,10 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("vcd-window", po::value(&o.vcd_window), "START:END in ns (END may be empty)")
         ("strict", po::bool_switch(&o.strict), "exit with status 3 if there is any diagnostic")
         ("check-first", po::bool_switch(&o.check_first),
-         "check every trace completely before the simulation starts (the default with --script or --vcd)");
+         "check every trace completely before the simulation starts (the default with --script or --vcd)")
+        ("parse-threads", po::value(&o.parse_threads)->default_value(o.parse_threads),
+         "threads that parse each text trace of 4 MiB or more, in chunks, during the replay (1: one thread, as "
+         "a smaller file; default: the cores there are, at most 4)");
     add_progress_options(opts);  // the replay's status line (progress.h)
     po::variables_map vm;
     // No positional arguments: a stray word is an error, not silently ignored.
@@ -199,6 +203,9 @@ bool parse_options(int argc, char** argv, run_options& o) {
     if (!o.script_file.empty() && !o.program_file.empty())
         throw bad_input("--program is for runs without --script; put the writes in the script");
     if (vm.count("cycles")) o.cycles = parse_cycles(cycles, o.cfg.uclk_hz());
+    if (o.parse_threads == 0 || o.parse_threads > trace::chunked_text_rows::max_workers)
+        throw bad_input("--parse-threads " + std::to_string(o.parse_threads) + ": 1 to " +
+                        std::to_string(trace::chunked_text_rows::max_workers) + " threads");
     if (!o.script_file.empty() && vm.count("cycles"))
         throw bad_input("--cycles is for runs without --script; use sleep in the script");
     if (vm.count("vcd-window") && o.vcd_file.empty()) throw bad_input("--vcd-window needs --vcd");
@@ -292,7 +299,8 @@ int sc_main(int argc, char** argv) {
         try {
             rep = std::make_unique<replayer>(sys, o.traces,
                                              check_while_replaying ? replayer::checking::while_replaying
-                                                                   : replayer::checking::before);
+                                                                   : replayer::checking::before,
+                                             o.parse_threads);
         } catch (const trace::trace_error& e) {
             std::cerr << "pmonsim: " << e.what() << "\n";
             return kExitBadInput;

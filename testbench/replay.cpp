@@ -112,7 +112,7 @@ mode_t file_type(const std::string& path) {
 
 }  // namespace
 
-replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, checking when)
+replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, checking when, unsigned parse_threads)
     : sys_(sys), ctx_(trace_context_of(sys.config())), route_(describe(sys.config().cpu).packets), when_(when) {
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         const std::vector<box_module*> b = sys.socket(s).boxes();
@@ -169,8 +169,8 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
             trace::trace_merger& m = r.kind() == trace::trace_kind::packets ? packets_ : events_;
             const size_t source = m.add(r);
             // A large text file's rows: parsed on two threads (trace_chunks.h).
-            if (r.format() == trace::trace_format::text && !r.compressed())
-                if (auto c = trace::chunked_text_rows::open(path, name, ctx_, &bytes_read_)) {
+            if (r.format() == trace::trace_format::text && !r.compressed() && parse_threads > 1)
+                if (auto c = trace::chunked_text_rows::open(path, name, ctx_, &bytes_read_, parse_threads)) {
                     m.read_rows_with(source, *c);
                     chunks_.push_back(std::move(c));
                 }

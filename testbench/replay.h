@@ -43,7 +43,10 @@ public:
     // Opens the traces ("-" is standard input, read once into a temporary
     // file, as is a pipe given by name when the traces are checked first)
     // and, with checking::before, validates them.
-    replayer(uncore_system& sys, const std::vector<std::string>& files, checking when = checking::before);
+    // `parse_threads`: threads that parse a large text file in chunks
+    // (trace_chunks.h; 1: the one reading thread).
+    replayer(uncore_system& sys, const std::vector<std::string>& files, checking when = checking::before,
+             unsigned parse_threads = trace::chunked_text_rows::default_workers());
     ~replayer();
 
     // With checking::while_replaying, after the run (however it ended):

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <istream>
 #include <system_error>
 #include <utility>
@@ -14,17 +15,20 @@
 
 namespace pmonsim::trace {
 
-namespace {
-constexpr unsigned workers = 2;
-}  // namespace
+unsigned chunked_text_rows::default_workers() {
+    const unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : std::min(n, max_workers);
+}
 
 std::unique_ptr<chunked_text_rows> chunked_text_rows::open(const std::string& path, const std::string& name,
                                                            const trace_context& ctx, std::atomic<uint64_t>* bytes,
-                                                           uint64_t from_bytes, uint64_t chunk_bytes) {
+                                                           unsigned workers, uint64_t from_bytes,
+                                                           uint64_t chunk_bytes) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
     const uint64_t size = static_cast<uint64_t>(st.st_size);
-    if (size < from_bytes || chunk_bytes == 0 || std::thread::hardware_concurrency() < 2) return nullptr;
+    if (size < from_bytes || chunk_bytes == 0 || workers < 2) return nullptr;
+    workers = std::min(workers, max_workers);
     detail::file_handle f(path);
     if (f.fd < 0) return nullptr;
     char head[detect_bytes] = {};
@@ -43,7 +47,7 @@ std::unique_ptr<chunked_text_rows> chunked_text_rows::open(const std::string& pa
     }
     try {
         return std::unique_ptr<chunked_text_rows>(
-            new chunked_text_rows(path, name, ctx, bytes, kind, rows, size, chunk_bytes));
+            new chunked_text_rows(path, name, ctx, bytes, kind, rows, size, workers, chunk_bytes));
     } catch (const std::system_error&) {
         return nullptr;  // no threads to be had: one reader
     }
@@ -51,7 +55,7 @@ std::unique_ptr<chunked_text_rows> chunked_text_rows::open(const std::string& pa
 
 chunked_text_rows::chunked_text_rows(std::string path, std::string name, const trace_context& ctx,
                                      std::atomic<uint64_t>* bytes, trace_kind kind, uint64_t rows, uint64_t size,
-                                     uint64_t chunk_bytes)
+                                     unsigned workers, uint64_t chunk_bytes)
     : path_(std::move(path)),
       name_(std::move(name)),
       ctx_(ctx),
@@ -59,6 +63,7 @@ chunked_text_rows::chunked_text_rows(std::string path, std::string name, const t
       kind_(kind),
       rows_(rows),
       size_(size),
+      workers_n_(workers),
       chunk_bytes_(chunk_bytes),
       chunks_((size - rows + chunk_bytes - 1) / chunk_bytes),
       slots_(workers * ahead) {
@@ -129,7 +134,7 @@ void chunked_text_rows::parse(uint64_t k, chunk& c) {
 }
 
 void chunked_text_rows::work(unsigned worker) {
-    for (uint64_t k = worker; k < chunks_; k += workers) {
+    for (uint64_t k = worker; k < chunks_; k += workers_n_) {
         chunk c;
         {
             std::unique_lock<std::mutex> lock(m_);

@@ -31,11 +31,16 @@ class chunked_text_rows {
 public:
     // Null when the file is not worth it or cannot be read so: not a regular
     // file, not plain text (compressed or binary), below `from_bytes`, or
-    // fewer than two hardware threads. `bytes`, if given, counts what is read.
+    // fewer than two workers. `bytes`, if given, counts what is read;
+    // `workers` parse chunk k, k + workers, ... each.
     static std::unique_ptr<chunked_text_rows> open(const std::string& path, const std::string& name,
                                                    const trace_context& ctx, std::atomic<uint64_t>* bytes = nullptr,
+                                                   unsigned workers = default_workers(),
                                                    uint64_t from_bytes = default_from_bytes,
                                                    uint64_t chunk_bytes = default_chunk_bytes);
+    // The cores there are, at most max_workers.
+    static unsigned default_workers();
+    static constexpr unsigned max_workers = 4;
     ~chunked_text_rows();  // stops the workers, even mid-file
     chunked_text_rows(const chunked_text_rows&) = delete;
     chunked_text_rows& operator=(const chunked_text_rows&) = delete;
@@ -60,7 +65,7 @@ private:
         std::exception_ptr error;  // after its records
     };
     chunked_text_rows(std::string path, std::string name, const trace_context& ctx, std::atomic<uint64_t>* bytes,
-                      trace_kind kind, uint64_t rows, uint64_t size, uint64_t chunk_bytes);
+                      trace_kind kind, uint64_t rows, uint64_t size, unsigned workers, uint64_t chunk_bytes);
     void work(unsigned worker);
     void parse(uint64_t k, chunk& c);
     uint64_t chunk_start(uint64_t k) const;
@@ -71,7 +76,9 @@ private:
     trace_context ctx_;
     std::atomic<uint64_t>* bytes_;
     trace_kind kind_;
-    uint64_t rows_, size_, chunk_bytes_, chunks_;
+    uint64_t rows_, size_;
+    unsigned workers_n_;
+    uint64_t chunk_bytes_, chunks_;
     int fd_ = -1;  // for the chunks' starts
 
     std::mutex m_;

@@ -89,6 +89,11 @@ rc=$(expect_same big --trace "$work/big.csv" --trace "$work/events.csv")
 [ "$rc" = 0 ] || fail "big: exit $rc"
 cmp -s "$work/big.out" "$work/big_bin.out" || fail "big: text and binary differ: $(diff "$work/big.out" "$work/big_bin.out" | head -5)"
 grep -q '^0,qpi0,0,0x00601802,RxL_FLITS_G1.DRS,1800000,' "$work/big.out" || fail "big: qpi0 counter: $(grep qpi0 "$work/big.out" | head -1)"
+"$pmonsim" --program "$work/program.sh" --report csv --trace "$work/big.csv" --trace "$work/events.csv" --parse-threads 1 \
+    > "$work/big_one.out"
+cmp -s "$work/big.out" "$work/big_one.out" || fail "big: --parse-threads 1 differs"
+"$pmonsim" --program "$work/program.sh" --report csv --trace "$work/big.csv" --parse-threads 4 > /dev/null ||
+    fail "big: --parse-threads 4"
 big | awk 'NR == 390000 { $0 = "5,0,rx,DRS" } { print }' > "$work/big_order.csv"
 expect_bad big_order "big_order.csv:390000:1: .*time order" --trace "$work/big_order.csv" --trace "$work/events.csv"
 big | awk 'NR == 250000 { $0 = "749997,0,rx,DRX" } { print }' > "$work/big_value.csv"

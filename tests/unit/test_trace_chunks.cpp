@@ -62,7 +62,7 @@ TEST(TraceChunks, EventRowsAsOneReaderGivesThem) {
     }
     const std::string path = tmp("events.csv");
     write_file(path, text);
-    auto c = chunked_text_rows::open(path, path, test_trace_context(), nullptr, 0, 64);
+    auto c = chunked_text_rows::open(path, path, test_trace_context(), nullptr, 3, 0, 64);
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(c->kind(), trace_kind::events);
     const auto want = one_reader<event_record>(path);
@@ -77,7 +77,7 @@ TEST(TraceChunks, PacketRowsAndTheBytesRead) {
     const std::string path = tmp("packets.csv");
     write_file(path, text);
     std::atomic<uint64_t> bytes{0};
-    auto c = chunked_text_rows::open(path, path, test_trace_context(), &bytes, 0, 1000);
+    auto c = chunked_text_rows::open(path, path, test_trace_context(), &bytes, 2, 0, 1000);
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(chunked<packet_record>(*c), one_reader<packet_record>(path));
     EXPECT_EQ(bytes.load(), text.size() - 22) << "every row's byte, once";
@@ -85,7 +85,8 @@ TEST(TraceChunks, PacketRowsAndTheBytesRead) {
     EXPECT_THROW(c->next(wrong), std::logic_error);
     // Small, compressed or not there: one reader instead.
     EXPECT_EQ(chunked_text_rows::open(path, path, test_trace_context()), nullptr) << "below 4 MiB";
-    EXPECT_EQ(chunked_text_rows::open(tmp("none.csv"), "none.csv", test_trace_context(), nullptr, 0, 64), nullptr);
+    EXPECT_EQ(chunked_text_rows::open(path, path, test_trace_context(), nullptr, 1, 0, 1000), nullptr) << "one worker";
+    EXPECT_EQ(chunked_text_rows::open(tmp("none.csv"), "none.csv", test_trace_context(), nullptr, 2, 0, 64), nullptr);
     std::remove(path.c_str());
 }
 
@@ -97,7 +98,7 @@ TEST(TraceChunks, ErrorsComeInFileOrder) {
     for (int i = 0; i < 400; ++i) text += std::to_string(10 + i) + ",0,rx," + (i == 300 ? "DRX" : "DRS") + "\n";
     const std::string path = tmp("bad.csv");
     write_file(path, text);
-    auto c = chunked_text_rows::open(path, path, test_trace_context(), nullptr, 0, 100);
+    auto c = chunked_text_rows::open(path, path, test_trace_context(), nullptr, 2, 0, 100);
     ASSERT_NE(c, nullptr);
     std::size_t n = 0;
     std::vector<packet_record> v;
@@ -111,7 +112,7 @@ TEST(TraceChunks, ErrorsComeInFileOrder) {
     text = "cycle,port,dir,mc\n";
     for (int i = 0; i < 400; ++i) text += std::to_string(i < 200 ? 1000 + i : 500 + i) + ",0,rx,DRS\n";
     write_file(path, text);
-    auto d = chunked_text_rows::open(path, path, test_trace_context(), nullptr, 0, 100);
+    auto d = chunked_text_rows::open(path, path, test_trace_context(), nullptr, 2, 0, 100);
     ASSERT_NE(d, nullptr);
     try {
         while (d->next(v) != 0) {
