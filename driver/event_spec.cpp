@@ -827,7 +827,8 @@ std::vector<std::string> expand_full_name(const std::string& text, cpu_model cpu
     std::vector<std::string> out;
     unsigned units = best->units;
     if (best->kind == box_kind::qpi) units = std::min(qpi_ports, units);
-    else if (present) units = std::min(present(best->kind), units);
+    else if (present && numbered(best->kind)) units = std::min(present(best->kind), units);
+    if (units == 0) throw event_error(t + ": this machine has no " + std::string(to_string(best->kind)) + " box to count it on");
     for (unsigned u = 0; u < units; ++u) out.push_back(box_label(best->kind, u) + "/" + t);
     return out;
 }

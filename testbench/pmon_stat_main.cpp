@@ -92,7 +92,9 @@ std::vector<std::string> split_events(const std::string& list) {
     int slashes = 0;
     auto flush = [&] {
         if (cur.empty()) return;
-        if (!out.empty() && cur.find('/') == std::string::npos) out.back() += "," + cur;  // a modifier
+        // (A word without a box is a modifier, unless it is Intel's full name of an event.)
+        const bool full_name = cur.size() > 4 && (cur.compare(0, 4, "UNC_") == 0 || cur.compare(0, 4, "unc_") == 0);
+        if (!out.empty() && cur.find('/') == std::string::npos && !full_name) out.back() += "," + cur;  // a modifier
         else out.push_back(cur);
         cur.clear();
     };

@@ -50,6 +50,14 @@ grep -oE '(r2pcie|qpi[01])/[A-Za-z0-9_.]+' "$tmp/o" | tr '\n' ' ' |
 "$P" --trace "$T" -e UNC_Q_RxL_FLITS_G1.DRS_DATA > "$tmp/o" || fail "full name refused"
 grep -q 'qpi0/UNC_Q_RxL_FLITS_G1.DRS_DATA' "$tmp/o" && grep -q 'qpi1/UNC_Q_RxL_FLITS_G1.DRS_DATA' "$tmp/o" ||
   fail "full name not counted on both ports: $(cat "$tmp/o")"
+# The UBox's full names (one UBox, found by no discovery) on the UBox; a full
+# name after a comma is an event of its own, not a modifier of the one before.
+U=$2/traces/ubox_lock_msg/events.csv
+"$P" --trace "$U" -e ubox/EVENT_MSG.MSI_RCVD,UNC_U_LOCK_CYCLES,thresh=1,edge -x, > "$tmp/o" 2>&1 || fail "UBox full name refused: $(cat "$tmp/o")"
+grep -q '^S0,1,50,,ubox/EVENT_MSG.MSI_RCVD,' "$tmp/o" && grep -q '^S0,1,10,,ubox/UNC_U_LOCK_CYCLES,thresh=1,edge,' "$tmp/o" ||
+  fail "a UBox full name after a comma: $(cat "$tmp/o")"
+"$P" --trace "$U" -e UNC_U_EVENT_MSG.MSI_RCVD -x, > "$tmp/o" 2>&1
+grep -q '^S0,1,50,,ubox/UNC_U_EVENT_MSG.MSI_RCVD,' "$tmp/o" || fail "UNC_U_EVENT_MSG.MSI_RCVD alone: $(cat "$tmp/o")"
 # EVENT:modifier as perf writes it equals the comma form.
 a=$("$P" --trace "$T" -e qpi1/RxL_FLITS_G1.DRS_DATA:thresh=1 --no-big-num | awk '/DRS_DATA/ {print $1}')
 b=$("$P" --trace "$T" -e qpi1/RxL_FLITS_G1.DRS_DATA,thresh=1 --no-big-num | awk '/DRS_DATA/ {print $1}')

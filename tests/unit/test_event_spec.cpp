@@ -644,6 +644,17 @@ TEST(EventSpecImc, ChannelsByNamePmuAndFullName) {
               (std::vector<std::string>{"imc0/UNC_M_CAS_COUNT.WR", "imc1/UNC_M_CAS_COUNT.WR", "imc2/UNC_M_CAS_COUNT.WR",
                                         "imc3/UNC_M_CAS_COUNT.WR"}));
     EXPECT_EQ(expand_full_name("UNC_M_CAS_COUNT.WR", ivb, 2).size(), 8u) << "without a machine: the descriptor's";
+    // A box of one unit is not counted by discovery: its full names stay (the
+    // UBox's were dropped when discovery listed no UBox); a numbered kind the
+    // machine has none of is an error, not nothing.
+    const auto none = [](box_kind) { return 0u; };
+    EXPECT_EQ(expand_full_name("UNC_U_LOCK_CYCLES", ivb, 2, none), (std::vector<std::string>{"ubox/UNC_U_LOCK_CYCLES"}));
+    try {
+        expand_full_name("UNC_M_CAS_COUNT.WR", ivb, 2, none);
+        FAIL() << "no channels, no error";
+    } catch (const event_error& x) {
+        EXPECT_EQ(std::string(x.what()), "UNC_M_CAS_COUNT.WR: this machine has no imc box to count it on");
+    }
 }
 
 }  // namespace
