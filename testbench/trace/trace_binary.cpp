@@ -297,8 +297,8 @@ void binary_trace_writer::write(const event_record& r) {
     p[ev::sub] = bit < 0 ? bf::no_sub_event : static_cast<unsigned char>(bit);
     if (r.quals.given) {
         if (!quals_)
-            throw std::invalid_argument("binary_trace_writer: a row's request attributes need version 4 event "
-                                        "records (the default; --binary-version 1 cannot hold them)");
+            throw std::invalid_argument("the row's request attributes (state, nid, opc, addr, tid) need version 4 "
+                                        "event records, the default: --binary-version 1 cannot hold them");
         p[ev::quals_follow] = 1;
         used_ += bf::record_size;
         ++file_records_;

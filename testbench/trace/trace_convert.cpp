@@ -271,7 +271,17 @@ void copy_records(trace_reader& reader, Writer& w) {
         while (reader.next(r)) w.write(r);
     } else {
         event_record r;
-        while (reader.next(r)) w.write(r);
+        while (reader.next(r)) {
+            if (!r.quals.given) {
+                w.write(r);
+                continue;
+            }
+            try {  // (a row the output's format cannot hold: named by its place)
+                w.write(r);
+            } catch (const std::invalid_argument& e) {
+                throw trace_error(reader.filename(), r.line, 0, e.what());
+            }
+        }
     }
     w.flush();
 }
