@@ -100,7 +100,8 @@ public:
     // filter, as it is then, and the counter's tid_en take the requests.
     // Each distinct (input, attributes) becomes an input of its own.
     void post_qualified_run(cycle_t from, uint64_t n, unsigned input, request_quals q, uint32_t value);
-    // The most distinct qualified inputs a box holds.
+    // The most distinct qualified inputs a box holds at once: one whose runs
+    // are over is reused for new attributes.
     static constexpr size_t max_qualified = 4096;
 
     // --- QPI flit slots (qpi_link) --------------------------------------------
@@ -260,9 +261,13 @@ private:
     bool takes(const qualified& q, const counter& c) const;
     // Adds the qualified inputs counter c takes to its selection.
     void add_qualified(counter& c) const;
-    // Decodes every counter again after the qualified inputs or the filters
-    // changed, keeping what was already diagnosed.
+    // Decodes every counter again after the filters changed, keeping what
+    // was already diagnosed.
     void requalify();
+    // A qualified input joins (select_) or leaves (drop_) the counters'
+    // selections; it holds 0 then, so no increment changes.
+    void select_qualified(unsigned in);
+    void drop_qualified(unsigned in);
     uint64_t filter_reg(unsigned index) const;
     // The requests due at cur_ become steps of ADDR_OPCODE_MATCH's inputs
     // (1 for that cycle per matching request), judged by the register now.

@@ -26,19 +26,31 @@ void box_core::post_qualified_run(cycle_t from, uint64_t n, unsigned input, requ
     if (!(q.given & request_field::tid)) q.tid = request_quals::no_thread;
     auto [it, added] = qual_index_->try_emplace({input, q}, 0u);
     if (added) {
-        if (quals_.size() >= max_qualified) {
-            qual_index_->erase(it);
-            throw std::length_error(spec_.name + ": more than " + std::to_string(max_qualified) +
-                                    " distinct qualified inputs (sub-event and request attributes)");
+        if (quals_.size() < max_qualified) {
+            it->second = static_cast<unsigned>(inputs_.size());
+            quals_.push_back({input, q});
+            inputs_.push_back(0);
+            rising_.push_back(0);
+            uses_.push_back({});
+            use_mask_.push_back(0);
+            max_inc_.push_back(max_inc_[input]);
+        } else {
+            // Full: reuse an input whose runs are over (0 now and no rise
+            // pending: every run's fall follows its rise, so none is left).
+            size_t k = 0;
+            while (k < quals_.size() && (inputs_[catalog_inputs_ + k] != 0 || rising_[catalog_inputs_ + k] != 0)) ++k;
+            if (k == quals_.size()) {
+                qual_index_->erase(it);
+                throw std::length_error(spec_.name + ": more than " + std::to_string(max_qualified) +
+                                        " distinct qualified inputs (sub-event and request attributes) at once");
+            }
+            qual_index_->erase({quals_[k].base, quals_[k].q});
+            it->second = catalog_inputs_ + static_cast<unsigned>(k);
+            drop_qualified(it->second);
+            quals_[k] = {input, q};
+            max_inc_[it->second] = max_inc_[input];
         }
-        it->second = static_cast<unsigned>(inputs_.size());
-        quals_.push_back({input, q});
-        inputs_.push_back(0);
-        rising_.push_back(0);
-        uses_.push_back({});
-        use_mask_.push_back(0);
-        max_inc_.push_back(max_inc_[input]);
-        requalify();  // (it holds 0 until its first step: no count changes now)
+        select_qualified(it->second);  // (it holds 0 until its first step: no count changes now)
     }
     post_run(from, n, it->second, value);
 }
@@ -89,6 +101,31 @@ void box_core::add_qualified(counter& c) const {
         const auto times = std::count(c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(n), quals_[k].base);
         if (times && takes(quals_[k], c)) c.inputs.insert(c.inputs.end(), static_cast<size_t>(times), catalog_inputs_ + static_cast<unsigned>(k));
     }
+}
+
+// Counters whose selection includes the input's sub-event and whose filter
+// takes its requests sum it from now (a mirror of counter 0 as counter 0).
+void box_core::select_qualified(unsigned in) {
+    const qualified& q = quals_[in - catalog_inputs_];
+    for (unsigned i = 0; i < ctr_.size(); ++i) {
+        counter& c = ctr_[i];
+        if (!c.counts || spec_.is_fixed(i) || spec_.is_free(i)) continue;
+        const bool mirror = i != 0 && spec_.mirror_code >= 0 &&
+                            ctl_bits::ev_sel.get(c.ctl) == static_cast<uint64_t>(spec_.mirror_code);
+        const auto times = mirror ? std::count(ctr_[0].inputs.begin(), ctr_[0].inputs.end(), in)
+                           : takes(q, c) ? std::count(c.inputs.begin(), c.inputs.end(), q.base)
+                                         : 0;
+        c.inputs.insert(c.inputs.end(), static_cast<size_t>(times), in);
+        uses_[in][i] = static_cast<uint8_t>(times);
+        if (times) use_mask_[in] = static_cast<uint8_t>(use_mask_[in] | (1u << i));
+    }
+}
+
+// An input that holds 0 leaves every selection.
+void box_core::drop_qualified(unsigned in) {
+    for (counter& c : ctr_) c.inputs.erase(std::remove(c.inputs.begin(), c.inputs.end(), in), c.inputs.end());
+    uses_[in] = {};
+    use_mask_[in] = 0;
 }
 
 void box_core::requalify() {

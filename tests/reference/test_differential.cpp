@@ -143,6 +143,7 @@ void run_differential(const scenario sc, bool messages) {
             q.tid = tids[rng() % 3];
             return q;
         };
+        std::vector<reference_box::qualified_run> late_quals;  // posted in their first cycle
         if (spec.requests != request_filter::none) {
             std::vector<unsigned> qualifiable;
             for (unsigned i = 0; i < n_in; ++i)
@@ -159,10 +160,15 @@ void run_differential(const scenario sc, bool messages) {
                 const unsigned input = lookup ? lookups[rng() % lookups.size()] : qualifiable[rng() % qualifiable.size()];
                 const request_quals q = random_quals(input);
                 const event_def& ed = spec.catalog->events()[spec.catalog->input(input).event];
-                for (uint64_t c = rng() % 100; c < N;) {
+                // (Half the attribute sets posted ahead, half each run in its
+                // first cycle, when the counters are programmed, as a replay
+                // posts them: the box then meets the set while counting.)
+                const bool late = rng() % 2;
+                for (uint64_t c = rng() % 1000; c < N;) {
                     const uint64_t len = std::min<uint64_t>(1 + rng() % 150, N - c);
                     const uint32_t v = static_cast<uint32_t>(1 + rng() % ed.max_inc);
-                    fast.post_qualified_run(c, len, input, q, v);
+                    if (late) late_quals.push_back({c, len, input, q, v});
+                    else fast.post_qualified_run(c, len, input, q, v);
                     ref.qualified.push_back({c, len, input, q, v});
                     c += len + rng() % 100;
                 }
@@ -343,6 +349,8 @@ void run_differential(const scenario sc, bool messages) {
                         break;  // plain read
                 }
             }
+            for (const auto& r : late_quals)
+                if (r.from == c) fast.post_qualified_run(r.from, r.len, r.base, r.q, r.value);
             uint32_t cto = 0;
             if (auto it = headers.find(c); it != headers.end())
                 for (uint64_t f : it->second) cto += ((f ^ match) & mask) == 0;

@@ -180,7 +180,7 @@ TEST(DecisionRequests, RowsGiveExactlyTheFieldsTheirSubEventIsFilteredBy) {
 }
 
 // Each distinct (sub-event, attributes) is an input; a box holds a bounded
-// number of them and says so beyond it.
+// number of them at once and says so beyond it.
 TEST(DecisionRequests, DistinctQualifiedInputsAreBounded) {
     rig r(box_kind::ha, ivb, 0);
     const unsigned addr = r.input("ADDR_OPC_MATCH", "ADDR");
@@ -196,6 +196,15 @@ TEST(DecisionRequests, DistinctQualifiedInputsAreBounded) {
     r.write("BOX_ADDRMATCH0", 5u << 6, 0);
     r.write("CTL0", en | umask(0x01) | ev(0x20), 0);
     EXPECT_EQ(r.read("CTR0", 10), 1u) << "the request to line 5 alone";
+    // Once the runs are over, their inputs are reused: a trace may name any
+    // number of addresses, 4096 at a time.
+    r.write("BOX_ADDRMATCH0", 10005u << 6, 10);
+    for (uint64_t k = 0; k < 2 * box_core::max_qualified; ++k) {
+        q.addr = (k + 10000) << 6;
+        r.box.advance_to(10 + k);  // (as a replay syncs its boxes)
+        r.box.post_qualified_run(10 + k, 1, addr, q, 1);
+    }
+    EXPECT_EQ(r.read("CTR0", 10 + 2 * box_core::max_qualified), 2u) << "line 10005's request in cycle 15";
 }
 
 }  // namespace
