@@ -178,10 +178,11 @@ bool fast_rows::event(std::string_view line, bool ordered, time_ps after, event_
         return false;
     std::string_view cell, um, ext_v;
     if (!text(c_event, cell) || !text(c_umask, um) || !text(c_ext, ext_v)) return false;
-    for (const quals_column& q : quals_columns) {  // a qualified row: the general parser's
-        std::string_view v;
-        if (!text(q.col, v) || !v.empty()) return false;
-    }
+    if (quals_columns_)
+        for (const quals_column& q : quals_columns) {  // a qualified row: the general parser's
+            std::string_view v;
+            if (!text(q.col, v) || !v.empty()) return false;
+        }
     const unsigned b = named_value(key(c_box), box_keys, box_values);
     if (b == none_named || !box_on_[b]) return false;
     const box_kind kind = trace_boxes[b].kind;

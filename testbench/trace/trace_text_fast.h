@@ -29,7 +29,7 @@ public:
     fast_rows(const std::array<int, n_cols>& pos, std::size_t fields, const trace_context& ctx,
               const row_clocks& clocks, const event_text_cache& cache)
         : pos_(pos), ctx_(ctx), clocks_(clocks), cache_(cache), scan_(fields),
-          box_on_(boxes_on(ctx)), link_packets_(takes_link_packets(ctx)) {}
+          box_on_(boxes_on(ctx)), link_packets_(takes_link_packets(ctx)), quals_columns_(any_quals_column(pos)) {}
 
     // The record of the row `line` but its line number, when the row is not
     // before `after` (ignored when `ordered` is false): true; otherwise false,
@@ -64,6 +64,14 @@ private:
     // Packet rows are QPI link packets (the only ones the fast path reads;
     // requests at the home logic take the general parser).
     bool link_packets_;
+    // The header has a request-attribute column (a qualified row takes the
+    // general parser): known once per file, not looked up per row.
+    bool quals_columns_;
+    static bool any_quals_column(const std::array<int, n_cols>& pos) {
+        for (const quals_column& q : quals_columns)
+            if (pos[static_cast<std::size_t>(q.col)] >= 0) return true;
+        return false;
+    }
 
     static bool takes_link_packets(const trace_context& ctx) {
         switch (describe(ctx.cpu).packets) {
