@@ -34,6 +34,10 @@ using namespace pmonsim;
 
 namespace {
 
+// --threads: more than a machine's QPI ports (at most 8 sockets of 3) is
+// never used; the bound keeps a typo from starting thousands of threads.
+constexpr unsigned kMaxThreads = 64;
+
 struct run_options {
     uncore_config cfg;
     std::vector<std::string> traces;
@@ -44,6 +48,7 @@ struct run_options {
     bool strict = false;
     bool check_first = false;
     unsigned parse_threads = trace::chunked_text_rows::default_workers();
+    unsigned threads = parallel::port_team::default_members();
 };
 
 const char* kExample =
@@ -163,7 +168,11 @@ bool parse_options(int argc, char** argv, run_options& o) {
          "check every trace completely before the simulation starts (the default with --script or --vcd)")
         ("parse-threads", po::value(&o.parse_threads)->default_value(o.parse_threads),
          "threads that parse each text trace of 4 MiB or more, in chunks, during the replay (1: one thread, as "
-         "a smaller file; default: the cores there are, at most 4)");
+         "a smaller file; default: the cores there are, at most 4)")
+        ("threads", po::value(&o.threads)->default_value(o.threads),
+         "threads that replay the QPI ports' packets, each taking whole ports (at most one per port; 1: one "
+         "thread; default: the cores there are less the two that read the traces, at least 1); the counts are "
+         "the same whatever the number");
     add_progress_options(opts);  // the replay's status line (progress.h)
     po::variables_map vm;
     // No positional arguments: a stray word is an error, not silently ignored.
@@ -206,6 +215,9 @@ bool parse_options(int argc, char** argv, run_options& o) {
     if (o.parse_threads == 0 || o.parse_threads > trace::chunked_text_rows::max_workers)
         throw bad_input("--parse-threads " + std::to_string(o.parse_threads) + ": 1 to " +
                         std::to_string(trace::chunked_text_rows::max_workers) + " threads");
+    if (o.threads == 0 || o.threads > kMaxThreads)
+        throw bad_input("--threads " + std::to_string(o.threads) + ": 1 to " + std::to_string(kMaxThreads) +
+                        " threads");
     if (!o.script_file.empty() && vm.count("cycles"))
         throw bad_input("--cycles is for runs without --script; use sleep in the script");
     if (vm.count("vcd-window") && o.vcd_file.empty()) throw bad_input("--vcd-window needs --vcd");
@@ -232,7 +244,7 @@ public:
 
 private:
     void run() {
-        sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); });
+        sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); }, rep_.feed_length());
         try {
             if (script_) {
                 status = driver::run_script(*script_, t, out_, err_);
@@ -300,7 +312,7 @@ int sc_main(int argc, char** argv) {
             rep = std::make_unique<replayer>(sys, o.traces,
                                              check_while_replaying ? replayer::checking::while_replaying
                                                                    : replayer::checking::before,
-                                             o.parse_threads);
+                                             o.parse_threads, o.threads);
         } catch (const trace::trace_error& e) {
             std::cerr << "pmonsim: " << e.what() << "\n";
             return kExitBadInput;

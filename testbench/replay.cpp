@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <exception>
 #include <cerrno>
 #include <cstring>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "progress.h"
+#include "sc/time_util.h"
 #include "trace/trace_input.h"
 
 namespace pmonsim {
@@ -112,7 +114,8 @@ mode_t file_type(const std::string& path) {
 
 }  // namespace
 
-replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, checking when, unsigned parse_threads)
+replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, checking when, unsigned parse_threads,
+                   unsigned threads)
     : sys_(sys), ctx_(trace_context_of(sys.config())), route_(describe(sys.config().cpu).packets), when_(when) {
     for (unsigned s = 0; s < sys.sockets(); ++s) {
         const std::vector<box_module*> b = sys.socket(s).boxes();
@@ -132,6 +135,21 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
         per_socket_ = b.size();
         for (box_module* m : b) boxes_.push_back({m, m->link(), false});
     }
+    // Ports on a team of threads: QPI link packets only (a home agent's
+    // requests go to one box per socket).
+    if (threads > 1) switch (route_) {
+            case packet_route::qpi_link: {
+                std::vector<box_module*> ports;
+                for (unsigned s = 0; s < sys.sockets(); ++s)
+                    for (unsigned p = 0; p < units_of_[static_cast<unsigned>(box_kind::qpi)]; ++p) {
+                        port_box_.push_back(box_index(s, box_kind::qpi, p));
+                        ports.push_back(boxes_[port_box_.back()].module);
+                    }
+                if (ports.size() > 1) team_ = std::make_unique<parallel::port_team>(std::move(ports), threads);
+                break;
+            }
+            case packet_route::home_logic: break;
+        }
     for (const std::string& f : files) {
         if (f == "-") {
             paths_.push_back({spool(std::cin, "standard input", temps_), "<stdin>"});
@@ -275,6 +293,22 @@ void fetch_ahead(const Record* r) {
 time_ps replayer::post_due(time_ps until) {
     // Records in place, a run of one file at a time: the packets due, then
     // the event rows due (see packets_).
+    // (On an error too, no member posts after the replay has stopped; the
+    // error on its way wins over one a member met.)
+    struct drained {
+        parallel::port_team* team;
+        ~drained() noexcept(false) {
+            if (!team) return;
+            if (std::uncaught_exceptions() == 0) {
+                team->drain();
+                return;
+            }
+            try {
+                team->drain();
+            } catch (...) {
+            }
+        }
+    } on_exit{team_.get()};
     for (trace::trace_merger::run r; (r = packets_.next_run(until)).n != 0;) {
         for (size_t i = 0; i < r.n; ++i) {
             fetch_ahead(r.packets + i);
@@ -283,6 +317,7 @@ time_ps replayer::post_due(time_ps until) {
         posted_ += r.n;
         posted_packets_ += r.n;
     }
+    if (team_) team_->drain();  // (before the event rows, which may touch a port)
     for (trace::trace_merger::run r; (r = events_.next_run(until)).n != 0;) {
         for (size_t i = 0; i < r.n; ++i) {
             fetch_ahead(r.events + i);
@@ -295,11 +330,21 @@ time_ps replayer::post_due(time_ps until) {
         const std::vector<size_t> open = open_runs_;
         for (size_t s : open) place_runs(s, std::max(until, next_record), 0);
     }
+    if (team_) team_->drain();
     end_posts();
     const time_ps next = std::min(next_record, next_run_packet());
     more_ = next != ~time_ps{0};
     if (progress_) poll_progress();
     return next;
+}
+
+void replayer::claim(size_t ordinal) {
+    const size_t index = port_box_[ordinal];
+    box_ref& b = boxes_[index];
+    b.touched = true;
+    touched_list_.push_back(index);
+    if (parallel::port_team::message_possible(b.module->core(), now_ps())) b.module->begin_posts();
+    else team_->sync(ordinal);
 }
 
 void replayer::poll_progress() { progress_->poll(); }
@@ -347,7 +392,19 @@ void replayer::post_with_runs(const trace::packet_record& p, size_t source, size
         posted_ += p.run.repeat - 1;
         return;
     }
-    link_of(p.socket, p.port).post_packet(p.dir, p.cycle, p.packet);
+    to_link(p.socket, p.port, p.dir, p.cycle, p.packet);
+}
+
+void replayer::to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t count,
+                       const qpi_packet& p) {
+    if (team_) {
+        const size_t o = port_ordinal(socket, port);
+        if (!team_->mine(o)) {
+            if (!boxes_[port_box_[o]].touched) claim(o);
+            return team_->add_run(o, dir, at, spacing, count, p);
+        }
+    }
+    link_of(socket, port).post_packets(dir, at, spacing, count, p);
 }
 
 time_ps replayer::run_packet_time(const pending_run& r, cycle_t c) const {
@@ -366,20 +423,19 @@ void replayer::place_runs(size_t stream, time_ps t, size_t ties_below) {
         }
         pending_run& r = v[i];
         if (!before(r, run_packet_time(r, r.next))) return;
-        link_of(r.socket, r.port).post_packet(r.dir, r.next, r.packet);
+        to_link(r.socket, r.port, r.dir, r.next, r.packet);
         r.next += r.spacing;
         if (--r.left == 0) v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
     }
     if (v.empty()) return;
     pending_run& r = v.front();
-    box_ref& b = touch(box_index(r.socket, box_kind::qpi, r.port));
-    const clock_domain& clk = b.module->core().clock();
+    const clock_domain& clk = boxes_[box_index(r.socket, box_kind::qpi, r.port)].module->core().clock();
     // Its packets in cycles before `limit`: those that come before t.
     const bool with_ties = r.source < ties_below;
     const cycle_t limit = t == ~time_ps{0} ? ~cycle_t{0} : clk.cycles_before(with_ties ? t + 1 : t);
     const uint64_t n = limit <= r.next ? 0 : std::min(r.left, (limit - r.next - 1) / r.spacing + 1);
     if (n) {
-        b.link->post_packets(r.dir, r.next, r.spacing, n, r.packet);
+        to_link(r.socket, r.port, r.dir, r.next, r.spacing, n, r.packet);
         r.left -= n;
         r.next += n * r.spacing;
     }

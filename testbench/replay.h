@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "parallel/port_team.h"
 #include "sc/uncore_system.h"
 #include "trace/trace_chunks.h"
 #include "trace/trace_reader.h"
@@ -44,9 +45,11 @@ public:
     // file, as is a pipe given by name when the traces are checked first)
     // and, with checking::before, validates them.
     // `parse_threads`: threads that parse a large text file in chunks
-    // (trace_chunks.h; 1: the one reading thread).
+    // (trace_chunks.h; 1: the one reading thread). `threads`: threads that
+    // post the QPI ports' packets and count them, the caller's included
+    // (parallel/port_team.h; at most one per port; 1: the caller alone).
     replayer(uncore_system& sys, const std::vector<std::string>& files, checking when = checking::before,
-             unsigned parse_threads = trace::chunked_text_rows::default_workers());
+             unsigned parse_threads = trace::chunked_text_rows::default_workers(), unsigned threads = 1);
     ~replayer();
 
     // With checking::while_replaying, after the run (however it ended):
@@ -67,6 +70,13 @@ public:
         }
     }
     uint64_t records() const { return posted_; }
+    // Threads posting packets (1 when the replay has one thread, or the
+    // machine one QPI port or none).
+    unsigned threads() const { return team_ ? team_->members() : 1; }
+    // How far ahead of simulated time the records are best posted, for
+    // sim_target's feed: 1 us with one thread; longer with several, so that
+    // handing a feed's packets to the team costs little next to posting them.
+    time_ps feed_length() const { return team_ ? 16'000'000 : 1'000'000; }
 
     // A status line of the run (progress.h), polled after each feed; null: none.
     void set_progress(progress_meter* m) { progress_ = m; }
@@ -84,6 +94,29 @@ public:
 
 private:
     time_ps post_due(time_ps until);
+    // Places packets on a port's link: here, or by the team member whose
+    // port it is. (Inline: once per packet.)
+    void to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, const qpi_packet& p) {
+        if (team_) {
+            const size_t o = port_ordinal(socket, port);
+            if (!team_->mine(o)) {
+                if (!boxes_[port_box_[o]].touched) claim(o);
+                return team_->add(o, dir, at, p);
+            }
+        }
+        link_of(socket, port).post_packet(dir, at, p);
+    }
+    void to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t count,
+                 const qpi_packet& p);
+    // The first post in a feed to a port of another member: the port is
+    // synced to now, by the member or (when that could raise a message) here.
+    void claim(size_t ordinal);
+    // A QPI port's ordinal among the machine's ports (socket, then port).
+    size_t port_ordinal(unsigned socket, unsigned port) const {
+        const unsigned n = units_of_[static_cast<unsigned>(box_kind::qpi)];
+        if (port >= n || socket >= sys_.sockets()) no_such_box();
+        return size_t{socket} * n + port;
+    }
     void poll_progress();
     // Throws the error of the first bad row of the first bad file, checking
     // each file completely in order; returns if every file is good.
@@ -99,7 +132,7 @@ private:
             case packet_route::qpi_link: {
                 if ((p.run.repeat != 1) | runs_open_) [[unlikely]]
                     return post_with_runs(p, source, stream_of(p.socket, p.port, p.dir));
-                link_of(p.socket, p.port).post_packet(p.dir, p.cycle, p.packet);
+                to_link(p.socket, p.port, p.dir, p.cycle, p.packet);
                 return;
             }
             case packet_route::home_logic: post_request(p); return;
@@ -189,6 +222,9 @@ private:
     // order before its cycle. So each feed drains the one, then the other, in
     // long runs, instead of switching at every event row.
     trace::trace_merger packets_, events_;
+    // The threads posting the QPI ports' packets; null: this one alone.
+    std::unique_ptr<parallel::port_team> team_;
+    std::vector<size_t> port_box_;  // a QPI port's place in boxes_, by ordinal
     bool more_ = true;  // records left to post
     bool fd_limit_hit_ = false;  // opening the traces ran out of file descriptors
     time_ps end_ = 0;

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Parallel replay (--threads N) counts exactly what one thread counts: the
+# report, the script's reads and the waveforms are the same bytes for 1 to 6
+# threads, on two sockets of three QPI ports with random traffic (seeds
+# printed), bursts (binary version 3), event rows on the ports, register
+# accesses in the middle of the traffic, and ov_en counters near the wrap
+# whose overflow messages freeze every box; a bad row late in a trace gives
+# the same error and status; and --threads outside 1..64 is refused.
+set -euo pipefail
+pmonsim=$1 gen=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+machine=(--cpu ivb-ep --sockets 2 --qpi-ports 3)
+
+# Programs every port of both sockets (buses 7f and ff): flit classes, a
+# threshold, CTO_COUNT with a filter, the L1 power cycles of the event rows,
+# and on ports 0 and 1 (whose overflow messages the UBox takes) counter 0
+# with ov_en, preloaded `$1` below the 48-bit wrap.
+program() {
+    local near=$1
+    echo "wrmsr 0xc00 0x80000000"
+    for bus in 7f ff; do
+        for dev in 08 09 18; do
+            echo "setpci -s $bus:$dev.2 f4.L=00030103"
+            echo "setpci -s $bus:$dev.6 228.L=00001c00 238.L=00001f80"
+            echo "setpci -s $bus:$dev.2 d8.L=00700802 dc.L=02400600 e0.L=00400012 e4.L=00600038"
+            [ "$dev" = 18 ] && continue
+            printf 'setpci -s %s:%s.2 a0.L=%08x a4.L=0000ffff\n' $bus $dev $(( 0x100000000 - near ))
+        done
+    done
+    for bus in 7f ff; do
+        for dev in 08 09 18; do echo "setpci -s $bus:$dev.2 f4.L=00030000"; done
+    done
+    echo "wrmsr 0xc00 0x20000000"
+}
+# A script: the program, then reads and writes while the traffic flows.
+script() {
+    program "$1"
+    echo "sleep 0.0000173"
+    echo "setpci -s 7f:09.2 a0.L a4.L a8.L ac.L"
+    echo "setpci -s ff:18.2 dc.L=00400700"
+    echo "rdmsr -p 16 -0 0xc01"
+    echo "sleep 0.0000291"
+    echo "setpci -s ff:08.2 a0.L a4.L b8.L bc.L"
+    echo "wrmsr 0xc00 0x20000000"
+    echo "sleep 0.00004"
+}
+
+base=${PMONSIM_TEST_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+echo "random traces from seed $base"
+for round in 1 2 3; do
+    s=$((base + round))
+    # (Long enough for several feeds, and for a member's queue to fill.)
+    "$gen" --sockets 2 --ports 3 --load 0.$((6 + round)) --packets 400000 --seed $s -o "$work/a.csv"
+    "$gen" --sockets 2 --ports 3 --load 0.5 --burst $((5 + round * 7)) --packets 40000 --seed $((s + 100)) \
+        -o "$work/b.bin"
+    # Event rows on every port: L1 power cycles in runs.
+    awk -v seed=$s 'BEGIN { srand(seed); print "cycle,socket,box,event,count,repeat"
+        for (c = 0; c < 200000; c += 1 + int(rand() * 400))
+            printf "%d,%d,qpi%d,L1_POWER_CYCLES,1,%d\n", c, int(rand() * 2), int(rand() * 3), 1 + int(rand() * 300) }' \
+        > "$work/e.csv"
+    program $(( 2000 + round * 3000 )) > "$work/program.sh"
+    script $(( 2000 + round * 3000 )) > "$work/script.sh"
+    for t in 1 2 3 4 6; do
+        "$pmonsim" "${machine[@]}" --threads $t --trace "$work/a.csv" --trace "$work/b.bin" --trace "$work/e.csv" \
+            --program "$work/program.sh" --report csv --report-file "$work/p$t.csv"
+        "$pmonsim" "${machine[@]}" --threads $t --trace "$work/a.csv" --trace "$work/b.bin" --trace "$work/e.csv" \
+            --script "$work/script.sh" --report csv --report-file "$work/s$t.csv" > "$work/s$t.out"
+        if [ $t != 1 ]; then
+            cmp -s "$work/p1.csv" "$work/p$t.csv" || { diff "$work/p1.csv" "$work/p$t.csv" | head; fail "round $round: --program report, $t threads"; }
+            cmp -s "$work/s1.csv" "$work/s$t.csv" || { diff "$work/s1.csv" "$work/s$t.csv" | head; fail "round $round: --script report, $t threads"; }
+            cmp -s "$work/s1.out" "$work/s$t.out" || { diff "$work/s1.out" "$work/s$t.out" | head; fail "round $round: the script's reads, $t threads"; }
+        fi
+    done
+    # The runs did what the test is about: every port counted, and an
+    # overflow message froze the boxes (counters stopped short of the
+    # packets' flits) on a run whose preload was near enough.
+    for sock in 0 1; do
+        for q in 0 1 2; do
+            awk -F, -v s=$sock -v b=qpi$q '$1 == s && $2 == b && $3 == 1 && $6 > 1000 { ok = 1 } END { exit !ok }' \
+                "$work/p1.csv" || fail "round $round: socket $sock qpi$q counted little: $(grep "^$sock,qpi$q," "$work/p1.csv" | head -3)"
+        done
+    done
+    # (Columns: socket, box, counter, ..., value 6, overflows 7, ..., global_freeze 10.)
+    awk -F, '$2 ~ /^qpi[01]$/ && $3 == 0 && $7 >= 1 && $10 == 1 { ok = 1 } END { exit !ok }' "$work/p1.csv" \
+        || fail "round $round: no overflow message froze the boxes"
+    awk -F, '$2 ~ /^qpi/ && $5 == "L1_POWER_CYCLES" && $6 > 0 { ok = 1 } END { exit !ok }' "$work/p1.csv" \
+        || fail "round $round: the event rows counted nothing"
+done
+
+# Waveforms: the same dump (but for its date line).
+"$gen" --sockets 2 --ports 3 --load 0.8 --packets 100000 --seed $base -o "$work/w.csv"
+for t in 1 3; do
+    "$pmonsim" "${machine[@]}" --threads $t --trace "$work/w.csv" --program "$work/program.sh" --report none \
+        --vcd "$work/w$t.vcd" --vcd-signals 'socket*.qpi*'
+    grep -v -A1 '^\$date' "$work/w$t.vcd" > "$work/w$t.body"
+done
+[ "$(wc -c < "$work/w1.body")" -gt 10000 ] || fail "the waveforms are nearly empty"
+cmp -s "$work/w1.body" "$work/w3.body" || fail "the waveforms differ with 3 threads"
+
+# A bad row late in a trace: the same message and status, and no report.
+{ head -n 300000 "$work/a.csv"; echo "1,0,0,rx,DRS,0,,99"; tail -n +300001 "$work/a.csv"; } > "$work/bad.csv"
+for t in 1 2; do
+    set +e
+    "$pmonsim" "${machine[@]}" --threads $t --trace "$work/bad.csv" --program "$work/program.sh" --report csv \
+        > "$work/bad$t.out" 2> "$work/bad$t.err"
+    echo $? > "$work/bad$t.rc"
+    set -e
+done
+[ "$(cat "$work/bad1.rc")" = 2 ] || fail "the bad row: status $(cat "$work/bad1.rc"), not 2: $(cat "$work/bad1.err")"
+grep -q 'bad.csv:300001' "$work/bad1.err" || fail "the bad row's error does not name its line: $(cat "$work/bad1.err")"
+cmp -s "$work/bad1.err" "$work/bad2.err" || fail "the bad row's error differs with 2 threads: $(cat "$work/bad2.err")"
+cmp -s "$work/bad1.rc" "$work/bad2.rc" || fail "the bad row's status differs with 2 threads"
+[ ! -s "$work/bad2.out" ] || fail "a report after a bad row"
+
+# --threads outside 1..64.
+for t in 0 65 x; do
+    set +e
+    "$pmonsim" --threads $t --trace "$work/w.csv" > /dev/null 2> "$work/t.err"
+    rc=$?
+    set -e
+    [ $rc = 2 ] || fail "--threads $t: status $rc"
+    grep -q 'threads' "$work/t.err" || fail "--threads $t: $(cat "$work/t.err")"
+done
+echo "ok"

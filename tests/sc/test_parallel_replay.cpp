@@ -1,0 +1,70 @@
+// Parallel replay (replayer with threads > 1, parallel/port_team.h): the
+// ports of other members are posted by their threads, and what they count
+// is what the packets hold. (That the counts equal one thread's, bit for
+// bit, on random traffic with bursts, event rows, register accesses and
+// overflow freezes: tests/cli/threads_replay.sh.)
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "replay.h"
+#include "sc/sc_harness.h"
+#include "sim_target.h"
+
+namespace pmonsim {
+namespace {
+
+constexpr unsigned kBus = 0xFF, kPmon = 2;
+constexpr unsigned kDev[3] = {8, 9, 24};  // IVB-EP's QPI ports 0, 1, 2
+
+uint64_t read_ctr(uncore_system& s, unsigned dev, unsigned i) {
+    const uint64_t lo = s.pci_read(kBus, dev, kPmon, 0xA0 + 8 * i, 4);
+    const uint64_t hi = s.pci_read(kBus, dev, kPmon, 0xA4 + 8 * i, 4);
+    return (hi << 32) | lo;
+}
+
+TEST(ParallelReplay, EachMemberCountsItsPortsPackets) {
+    uncore_config cfg;  // ivb-ep, 1 GHz QCLK
+    cfg.qpi_ports = 3;
+    uncore_system sys("sys", cfg);
+    // Port p receives a DataC (DRS, a header and 8 data flits) every 10 + p
+    // cycles and sends an NDR every 7: about 50 feeds of 16 us.
+    const std::string file = ::testing::TempDir() + "parallel_replay.csv";
+    constexpr uint64_t kPackets = 70000;
+    {
+        std::ofstream out(file);
+        out << "cycle,port,dir,mc,opc,rds\n";
+        for (uint64_t c = 0; c < kPackets * 13; ++c)
+            for (unsigned p = 0; p < 3; ++p) {
+                if (c % (10 + p) == 0 && c / (10 + p) < kPackets) out << c << ',' << p << ",rx,DRS,0,M\n";
+                if (c % 7 == 0 && c / 7 < kPackets) out << c << ',' << p << ",tx,NDR,0,\n";
+            }
+        ASSERT_TRUE(out.good());
+    }
+    replayer rep(sys, {file}, replayer::checking::before, 1, 3);
+    EXPECT_EQ(rep.threads(), 3u);  // the caller and two members, one port each
+    EXPECT_GT(rep.feed_length(), time_ps{1'000'000});
+    test::run_script([&] {
+        sim_target t(sys, [&](time_ps until) { return rep.feed(until); }, rep.feed_length());
+        for (unsigned d : kDev) {
+            sys.pci_write(kBus, d, kPmon, 0xF4, 4, 0x30103);     // freeze, reset
+            sys.pci_write(kBus, d, kPmon, 0xD8, 4, 0x00600802);  // RxL_FLITS_G1.DRS_DATA
+            sys.pci_write(kBus, d, kPmon, 0xDC, 4, 0x00601002);  // RxL_FLITS_G1.DRS_NONDATA
+            sys.pci_write(kBus, d, kPmon, 0xE0, 4, 0x00400600);  // TxL_FLITS_G0.DATA|NON_DATA
+            sys.pci_write(kBus, d, kPmon, 0xF4, 4, 0x30000);     // unfrozen
+        }
+        while (const time_ps left = rep.time_left(now_ps())) t.advance(left);
+    });
+    for (unsigned p = 0; p < 3; ++p) {
+        SCOPED_TRACE("port " + std::to_string(p));
+        EXPECT_EQ(read_ctr(sys, kDev[p], 0), 8 * kPackets);  // DRS data flits
+        EXPECT_EQ(read_ctr(sys, kDev[p], 1), kPackets);      // DRS headers
+        EXPECT_EQ(read_ctr(sys, kDev[p], 2), kPackets);      // one flit per NDR
+    }
+    std::remove(file.c_str());
+}
+
+}  // namespace
+}  // namespace pmonsim
