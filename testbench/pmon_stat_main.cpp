@@ -51,6 +51,7 @@ struct stat_options {
     int socket = -1;
     uncore_config cfg;
     bool cpu_given = false;
+    unsigned threads = parallel::port_team::default_members();  // sim: replay threads (--threads)
 };
 
 // "1234567" as "1,234,567" (perf's -B, whatever the locale).
@@ -351,7 +352,7 @@ public:
 private:
     void run() {
         try {
-            sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); });
+            sim_target t(sys_, [this](time_ps until) { return rep_.feed(until); }, rep_.feed_length());
             command_run cmd(o_.command);
             const time_ps t0 = now_ps();
             const std::function<uint64_t()> left =
@@ -408,7 +409,11 @@ bool parse(int argc, char** argv, stat_options& o) {
         ("json", po::bool_switch(&o.json), "one JSON object per count")
         ("socket", po::value(&o.socket), "show only this socket")
         ("cpu", po::value(&cpu), ("sim: " + cpu_names(", ") + " (default " + describe(default_cpu).name + "); hw: override the detected CPU").c_str())
-        ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)");
+        ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)")
+        ("threads", po::value(&o.threads)->default_value(o.threads),
+         "sim: threads that replay the QPI ports' packets, each taking whole ports (1: one thread; default: the "
+         "cores there are less the two that read the traces, at least 1); the counts are the same whatever the "
+         "number");
     add_model_options(opts, o.cfg, "sim: ");
     add_progress_options(opts);  // sim: the replay's status line (progress.h)
     add_plot_options(opts);      // --plot FILE (plot.h)
@@ -442,6 +447,9 @@ bool parse(int argc, char** argv, stat_options& o) {
                               "' (a command to count goes after --: pmon-stat -e EVENT -- CMD; --list takes one FILTER)");
         o.list_filter = words[0];
     }
+    if (o.threads == 0 || o.threads > parallel::port_team::max_members)
+        throw event_error("--threads " + std::to_string(o.threads) + ": 1 to " +
+                          std::to_string(parallel::port_team::max_members) + " threads");
     if (vm.count("interval")) o.interval_ms = parse_time_text("-I", interval, 1e-3) * 1e3;
     if (vm.count("duration")) o.duration_s = parse_time_text("--duration", duration, 1.0);
     if (!o.command.empty() && vm.count("duration"))
@@ -500,7 +508,8 @@ int sc_main(int, char**) {
         uncore_system sys("uncore", o.cfg);
         std::unique_ptr<replayer> rep;
         try {
-            rep = std::make_unique<replayer>(sys, o.traces);
+            rep = std::make_unique<replayer>(sys, o.traces, replayer::checking::before,
+                                             trace::chunked_text_rows::default_workers(), o.threads);
         } catch (const trace::trace_error& e) {
             std::cerr << "pmon-stat: " << e.what() << "\n";
             return kExitBadInput;

@@ -34,10 +34,6 @@ using namespace pmonsim;
 
 namespace {
 
-// --threads: more than a machine's QPI ports (at most 8 sockets of 3) is
-// never used; the bound keeps a typo from starting thousands of threads.
-constexpr unsigned kMaxThreads = 64;
-
 struct run_options {
     uncore_config cfg;
     std::vector<std::string> traces;
@@ -215,9 +211,9 @@ bool parse_options(int argc, char** argv, run_options& o) {
     if (o.parse_threads == 0 || o.parse_threads > trace::chunked_text_rows::max_workers)
         throw bad_input("--parse-threads " + std::to_string(o.parse_threads) + ": 1 to " +
                         std::to_string(trace::chunked_text_rows::max_workers) + " threads");
-    if (o.threads == 0 || o.threads > kMaxThreads)
-        throw bad_input("--threads " + std::to_string(o.threads) + ": 1 to " + std::to_string(kMaxThreads) +
-                        " threads");
+    if (o.threads == 0 || o.threads > parallel::port_team::max_members)
+        throw bad_input("--threads " + std::to_string(o.threads) + ": 1 to " +
+                        std::to_string(parallel::port_team::max_members) + " threads");
     if (!o.script_file.empty() && vm.count("cycles"))
         throw bad_input("--cycles is for runs without --script; use sleep in the script");
     if (vm.count("vcd-window") && o.vcd_file.empty()) throw bad_input("--vcd-window needs --vcd");

@@ -71,6 +71,10 @@ public:
     // by the cores (docs/performance.md), and a third busy thread only slows
     // it down.
     static unsigned default_members() { return cores() > 3 ? cores() - 2 : 1; }
+    // The most a command line may ask for: more than a machine's QPI ports
+    // (at most 8 sockets of 3) is never used, and the bound keeps a typo
+    // from starting thousands of threads.
+    static constexpr unsigned max_members = 64;
 
 private:
     enum class op : uint8_t { packet, run, sync };

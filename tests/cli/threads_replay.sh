@@ -5,9 +5,10 @@
 # printed), bursts (binary version 3), event rows on the ports, register
 # accesses in the middle of the traffic, and ov_en counters near the wrap
 # whose overflow messages freeze every box; a bad row late in a trace gives
-# the same error and status; and --threads outside 1..64 is refused.
+# the same error and status; pmon-stat's interval counts on the model are the
+# same too; and --threads outside 1..64 is refused.
 set -euo pipefail
-pmonsim=$1 gen=$2
+pmonsim=$1 gen=$2 pmon_stat=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -114,13 +115,27 @@ cmp -s "$work/bad1.err" "$work/bad2.err" || fail "the bad row's error differs wi
 cmp -s "$work/bad1.rc" "$work/bad2.rc" || fail "the bad row's status differs with 2 threads"
 [ ! -s "$work/bad2.out" ] || fail "a report after a bad row"
 
+# pmon-stat on the model: interval counts (read every 3 us, within feeds) of both sockets' ports.
+for t in 1 2 4; do
+    "$pmon_stat" --target sim "${machine[@]}" --threads $t --trace "$work/w.csv" -x, -I 3us \
+        -e qpi0/RxL_FLITS_G1.DRS_DATA,qpi1/TxL_FLITS_G0.DATA,qpi2/RxL_FLITS_G0.IDLE > "$work/stat$t.out"
+done
+[ "$(grep -c 'qpi2/RxL_FLITS_G0.IDLE' "$work/stat1.out")" -ge 14 ] || fail "pmon-stat printed few intervals: $(head -3 "$work/stat1.out")"
+for t in 2 4; do
+    cmp -s "$work/stat1.out" "$work/stat$t.out" || { diff "$work/stat1.out" "$work/stat$t.out" | head; fail "pmon-stat with $t threads"; }
+done
+
 # --threads outside 1..64.
 for t in 0 65 x; do
     set +e
     "$pmonsim" --threads $t --trace "$work/w.csv" > /dev/null 2> "$work/t.err"
     rc=$?
+    "$pmon_stat" --target sim --threads $t --trace "$work/w.csv" -e qpi0/RxL_FLITS_G0.IDLE > /dev/null 2> "$work/s.err"
+    src=$?
     set -e
     [ $rc = 2 ] || fail "--threads $t: status $rc"
     grep -q 'threads' "$work/t.err" || fail "--threads $t: $(cat "$work/t.err")"
+    [ $src != 0 ] || fail "pmon-stat --threads $t: status 0"
+    grep -q 'threads' "$work/s.err" || fail "pmon-stat --threads $t: $(cat "$work/s.err")"
 done
 echo "ok"
