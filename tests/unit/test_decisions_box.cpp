@@ -1138,9 +1138,10 @@ namespace pmonsim {
 namespace {
 
 // B7: the HA's match registers hold what software writes (their fields),
-// reserved bits are diagnosed, and nothing counts by them: ADDR_OPC_MATCH's
-// sub-events come from traces like any other event's.
-TEST(DecisionHa, MatchRegistersAreStoredAndDriveNothing) {
+// reserved bits are diagnosed, and a row without request attributes is a
+// count of matches whatever they hold: ADDR_OPC_MATCH's sub-events come from
+// traces like any other event's. (Qualified rows: DecisionRequests.*, B14.)
+TEST(DecisionHa, MatchRegistersReadBackAndUnqualifiedRowsAreMatches) {
     rig r(box_kind::ha, ivb, 0);
     r.box.post_run(0, 30, r.input("ADDR_OPC_MATCH", "ADDR"), 1);
     r.box.post_run(10, 5, r.input("ADDR_OPC_MATCH", "OPC"), 1);
@@ -1218,9 +1219,11 @@ TEST(DecisionCbo, Counter0OccupancyFollowsCounterZerosSelection) {
     EXPECT_NE(r.last_diag().reason.find("not allowed on counter 0"), std::string::npos) << r.last_diag().reason;
 }
 
-// B8: the filters hold what software writes (per personality's layout) and
-// select nothing; LLC_LOOKUP's umasks are encodings, each its own input.
-TEST(DecisionCbo, FiltersAreStoredAndLookupsAreEncodings) {
+// B8: the filters hold what software writes (per personality's layout), a
+// row without request attributes counts whatever they hold, and
+// LLC_LOOKUP's umasks are encodings, each its own input. (Qualified rows:
+// DecisionRequests.*, B14.)
+TEST(DecisionCbo, FiltersReadBackAndUnqualifiedRowsAreLookups) {
     rig r(box_kind::cbo, ivb, 0);
     r.box.post_run(0, 20, r.input("LLC_LOOKUP", "DATA_READ"), 1);
     r.box.post_run(0, 5, r.input("LLC_LOOKUP", "WRITE"), 1);
