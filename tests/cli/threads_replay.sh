@@ -74,9 +74,8 @@ for round in 1 2 3; do
             cmp -s "$work/s1.out" "$work/s$t.out" || { diff "$work/s1.out" "$work/s$t.out" | head; fail "round $round: the script's reads, $t threads"; }
         fi
     done
-    # The runs did what the test is about: every port counted, and an
-    # overflow message froze the boxes (counters stopped short of the
-    # packets' flits) on a run whose preload was near enough.
+    # The runs did what the test is about: every port counted, an overflow
+    # message froze the boxes, and the event rows counted.
     for sock in 0 1; do
         for q in 0 1 2; do
             awk -F, -v s=$sock -v b=qpi$q '$1 == s && $2 == b && $3 == 1 && $6 > 1000 { ok = 1 } END { exit !ok }' \
@@ -90,15 +89,14 @@ for round in 1 2 3; do
         || fail "round $round: the event rows counted nothing"
 done
 
-# Waveforms: the same dump (but for its date line).
+# Waveforms: the same dump (it has no date line), byte for byte.
 "$gen" --sockets 2 --ports 3 --load 0.8 --packets 100000 --seed $base -o "$work/w.csv"
 for t in 1 3; do
     "$pmonsim" "${machine[@]}" --threads $t --trace "$work/w.csv" --program "$work/program.sh" --report none \
-        --vcd "$work/w$t.vcd" --vcd-signals 'socket*.qpi*'
-    grep -v -A1 '^\$date' "$work/w$t.vcd" > "$work/w$t.body"
+        --vcd "$work/w$t.vcd" --vcd-signals 'socket*.qpi*' 2> /dev/null
 done
-[ "$(wc -c < "$work/w1.body")" -gt 10000 ] || fail "the waveforms are nearly empty"
-cmp -s "$work/w1.body" "$work/w3.body" || fail "the waveforms differ with 3 threads"
+[ "$(wc -c < "$work/w1.vcd")" -gt 100000 ] || fail "the waveforms are nearly empty"
+cmp -s "$work/w1.vcd" "$work/w3.vcd" || fail "the waveforms differ with 3 threads"
 
 # A bad row late in a trace: the same message and status, and no report.
 { head -n 300000 "$work/a.csv"; echo "1,0,0,rx,DRS,0,,99"; tail -n +300001 "$work/a.csv"; } > "$work/bad.csv"
