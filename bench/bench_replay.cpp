@@ -3,13 +3,18 @@
 // packet trace (text, binary), the validation pass, and the counting core
 // (qpi_link::post_packet + box_core::advance_to) without SystemC, for several
 // distances between the posted inputs and the box's current cycle (replay posts
-// up to 1 us = 1,000 QCLK cycles ahead), and event-trace rows on the R2PCIe.
-// items_per_second is packets (rows) per second. See docs/performance.md.
+// up to 1 us = 1,000 QCLK cycles ahead), and event-trace rows on the R2PCIe;
+// and the limits these pieces meet on the machine: memory read bandwidth,
+// decoding version 3 records in batches on one core, and records handed from
+// the reading thread's core to the replay's (batch_pipe) with nothing else to
+// do. items_per_second is packets (rows, records) per second. See
+// docs/performance.md.
 //
 //   pmonsim-bench-replay --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +23,7 @@
 
 #include "core/box_core.h"
 #include "core/qpi_link.h"
+#include "trace/batch_pipe.h"
 #include "trace/trace_binary.h"
 #include "trace/trace_reader.h"
 
@@ -220,6 +226,107 @@ void BM_R2pcieEventRows(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kRows);
 }
 BENCHMARK(BM_R2pcieEventRows)->Arg(2000)->Unit(benchmark::kMillisecond);
+
+// --- The machine's limits (docs/performance.md, "what bounds a replay here")
+
+// Reading memory once, far beyond the caches (256 MiB): the bandwidth a
+// replay's data could at most stream at. bytes_per_second.
+void BM_MemoryRead(benchmark::State& state) {
+    constexpr size_t kWords = (size_t{256} << 20) / sizeof(uint64_t);
+    static const std::unique_ptr<uint64_t[]> buf = [] {
+        std::unique_ptr<uint64_t[]> b(new uint64_t[kWords]);
+        for (size_t i = 0; i < kWords; ++i) b[i] = i;  // (touched: no zero page)
+        return b;
+    }();
+    for (auto _ : state) {
+        uint64_t a = 0, b = 0, c = 0, d = 0;  // (four sums: the adds do not chain)
+        for (size_t i = 0; i < kWords; i += 4) {
+            a += buf[i];
+            b += buf[i + 1];
+            c += buf[i + 2];
+            d += buf[i + 3];
+        }
+        benchmark::DoNotOptimize(a + b + c + d);
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kWords * sizeof(uint64_t)));
+}
+BENCHMARK(BM_MemoryRead)->Unit(benchmark::kMillisecond);
+
+// Decoding the compact binary records (version 3, about 5 bytes a packet on
+// this mix) into packet_records in batches of 4096, as the reading thread
+// does, but on one core with the batch in its cache: the decoder's own cost.
+void BM_DecodeCompactBatched(benchmark::State& state) {
+    static const std::string data = binary_trace(make_packets(kRows));
+    const trace::trace_context ctx;
+    std::vector<trace::packet_record> batch(4096);
+    for (auto _ : state) {
+        std::istringstream in(data);
+        trace::trace_reader rd(in, "bench", ctx);
+        uint64_t n = 0, sum = 0;
+        while (const size_t k = rd.read(batch.data(), batch.size())) {
+            n += k;
+            sum += batch[k - 1].cycle;
+        }
+        if (n != kRows) state.SkipWithError("the trace's records were not all read");
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * kRows);
+    state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(data.size()));
+}
+BENCHMARK(BM_DecodeCompactBatched)->Unit(benchmark::kMillisecond);
+
+// Records made on one core and read on another through batch_pipe (the
+// replay's reading thread: batches of 4096, 8 ahead), with no decoding and
+// no posting: only writing each record's fields there and reading them here.
+// The cost of the hand-over itself, per record, which the replay pays on top
+// of decoding and counting. Arg 0: the same on one core (the pipe's thread
+// replaced by a loop), for comparison.
+void BM_RecordHandover(benchmark::State& state) {
+    constexpr size_t kBatch = 4096, kRecords = size_t{1} << 22;
+    using batch = std::vector<trace::packet_record>;
+    const bool two_cores = state.range(0) != 0;
+    auto fill = [](batch& b, uint64_t first) {
+        b.resize(kBatch);
+        for (size_t i = 0; i < kBatch; ++i) {
+            trace::packet_record& r = b[i];
+            r.cycle = first + i;
+            r.time = (first + i) * 1000;
+            r.line = static_cast<unsigned>(first + i);
+            r.port = static_cast<uint8_t>(i & 1);
+            r.dir = (i & 2) ? qpi_dir::tx : qpi_dir::rx;
+            r.packet.mc = static_cast<uint8_t>(i & 15);
+            r.packet.flits = static_cast<uint16_t>(1 + (i & 7));
+            r.run = {};
+        }
+    };
+    auto consume = [](const batch& b, uint64_t& sum) {
+        for (const trace::packet_record& r : b) sum += r.cycle + r.packet.flits + r.port + r.packet.mc;
+    };
+    for (auto _ : state) {
+        uint64_t sum = 0;
+        if (two_cores) {
+            uint64_t made = 0;
+            trace::batch_pipe<batch> pipe({[&](batch& b) -> size_t {
+                                              if (made == kRecords) return 0;
+                                              fill(b, made);
+                                              made += kBatch;
+                                              return kBatch;
+                                          }},
+                                          8);
+            batch b;
+            while (pipe.next(0, b)) consume(b, sum);
+        } else {
+            batch b;
+            for (uint64_t made = 0; made < kRecords; made += kBatch) {
+                fill(b, made);
+                consume(b, sum);
+            }
+        }
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kRecords));
+}
+BENCHMARK(BM_RecordHandover)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
