@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -101,6 +102,45 @@ constexpr uint64_t name_key(const char* s) {
     unsigned n = 0;
     for (; s[n]; ++n) k |= uint64_t(static_cast<unsigned char>(s[n])) << (8 * n);
     return k | (uint64_t{n} << 56);
+}
+
+// Names (key7() keys) and their values, found with one multiplication: a
+// multiplier chosen at compile time (make_name_table) sends each name to a
+// slot of its own among 2^Bits, so a key is looked up by comparing the one
+// slot it lands in, with no loop over the names and no branch.
+template <unsigned Bits>
+struct name_table {
+    static constexpr unsigned slots = 1u << Bits;
+    static constexpr uint64_t empty = ~uint64_t{0};  // no key7() (its length byte is at most 7)
+    uint64_t mul = 0;
+    uint64_t keys[slots] = {};
+    uint8_t values[slots] = {};
+
+    constexpr unsigned slot(uint64_t k) const { return static_cast<unsigned>((k * mul) >> (64 - Bits)); }
+    // The value of the name with key k, or ~0u (k == 0, no name, included).
+    __attribute__((always_inline)) unsigned find(uint64_t k) const {
+        const unsigned s = slot(k);
+        return keys[s] == k ? values[s] : ~0u;
+    }
+};
+
+// The table of keys[i] -> values[i] (distinct keys; a repeated key never
+// fits, and compiling stops at the constexpr evaluation's limit).
+template <unsigned Bits, class Keys, class Values>
+constexpr name_table<Bits> make_name_table(const Keys& keys, const Values& values) {
+    name_table<Bits> t;
+    for (uint64_t m = 0x9E3779B97F4A7C15ull;; m += 0xD1B54A32D192ED03ull) {  // odd multipliers, well spread
+        t.mul = m | 1;
+        for (uint64_t& k : t.keys) k = t.empty;
+        bool fits = true;
+        for (std::size_t i = 0; fits && i < std::size(keys); ++i) {
+            const unsigned s = t.slot(keys[i]);
+            fits = t.keys[s] == t.empty;
+            t.keys[s] = keys[i];
+            t.values[s] = static_cast<uint8_t>(values[i]);
+        }
+        if (fits) return t;
+    }
 }
 
 }  // namespace pmonsim::trace::swar

@@ -243,5 +243,12 @@ inline constexpr auto box_values = [] {
     for (unsigned c = 0; c < trace_box_count; ++c) v[c] = static_cast<uint8_t>(c);
     return v;
 }();
+// The same as tables looked up with one multiplication (swar::name_table).
+inline constexpr auto mc_table = swar::make_name_table<4>(mc_keys, mc_values);
+inline constexpr auto vn_table = swar::make_name_table<3>(vn_keys, vn_values);
+inline constexpr auto rds_table = swar::make_name_table<4>(rds_keys, rds_values);
+inline constexpr auto dir_table = swar::make_name_table<2>(dir_keys, dir_values);
+inline constexpr auto ring_table = swar::make_name_table<2>(ring_keys, ring_values);
+inline constexpr auto box_table = swar::make_name_table<8>(box_keys, box_values);
 
 }  // namespace pmonsim::trace::text

@@ -7,26 +7,6 @@
 
 namespace pmonsim::trace::text {
 
-namespace {
-
-// The value a name key stands for in a table, or ~0u. Compares with every
-// entry (no branch per entry: names come in any order).
-template <std::size_t N>
-__attribute__((always_inline)) inline unsigned named_value(uint64_t k, const uint64_t (&keys)[N], const uint8_t (&values)[N]) {
-    unsigned r = ~0u;
-    for (std::size_t i = 0; i < N; ++i) r = k == keys[i] ? values[i] : r;
-    return r;
-}
-template <std::size_t N>
-__attribute__((always_inline)) inline unsigned named_value(uint64_t k, const std::array<uint64_t, N>& keys,
-                                                           const std::array<uint8_t, N>& values) {
-    unsigned r = ~0u;
-    for (std::size_t i = 0; i < N; ++i) r = k == keys[i] ? values[i] : r;
-    return r;
-}
-
-}  // namespace
-
 // The pieces below are forced inline into packet() and event(): they run
 // several times per row, and a call each would cost as much as their work.
 
@@ -105,15 +85,17 @@ __attribute__((always_inline)) inline bool fast_rows::text(int c, std::string_vi
 }
 
 // A named column that may also be a number up to max: its value, or
-// none_named. An absent or empty column gives `dflt`.
-template <std::size_t N>
-__attribute__((always_inline)) inline unsigned fast_rows::name_or_number(int c, const uint64_t (&keys)[N],
-                                          const uint8_t (&values)[N], unsigned max,
-                                          unsigned dflt) const {
+// none_named. An absent or empty column gives `dflt`. (The name first: it is
+// the usual spelling, and no name is all digits.)
+template <unsigned Bits>
+__attribute__((always_inline)) inline unsigned fast_rows::name_or_number(int c, const swar::name_table<Bits>& names,
+                                                                         unsigned max, unsigned dflt) const {
     if (pos_[c] < 0 || field(c).size == 0) return dflt;
+    const unsigned named = names.find(key(c));
+    if (named != none_named) return named;
     uint64_t v;
     if (decimal(field(c), v)) return v <= max ? static_cast<unsigned>(v) : none_named;
-    return named_value(key(c), keys, values);
+    return none_named;
 }
 
 // The row's time or cycle, converted in `clk`, not before `after`.
@@ -140,12 +122,12 @@ bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packe
         !number_or_empty(c_opc, opc) || !number_or_empty(c_rnid, rnid) ||
         !number_or_empty(c_dnid, dnid) || !number_or_empty(c_flits, flits))
         return false;
-    const unsigned dir = named_value(key(c_dir), dir_keys, dir_values);
-    const unsigned mc = name_or_number(c_mc, mc_keys, mc_values, 15, none_named);
-    const unsigned vn = name_or_number(c_vn, vn_keys, vn_values, 3, 0);
-    const unsigned rds = name_or_number(c_rds, rds_keys, rds_values, 15, 0);
+    const unsigned dir = dir_table.find(key(c_dir));
+    const unsigned mc = name_or_number(c_mc, mc_table, 15, none_named);
+    const unsigned vn = name_or_number(c_vn, vn_table, 3, 0);
+    const unsigned rds = name_or_number(c_rds, rds_table, 15, 0);
     const bool ring_given = pos_[c_ring] >= 0 && field(c_ring).size != 0;
-    const unsigned ring = ring_given ? named_value(key(c_ring), ring_keys, ring_values) : 0;
+    const unsigned ring = ring_given ? ring_table.find(key(c_ring)) : 0;
     // The checks of the general parser, all at once (a missing port is `none`).
     if ((dir | mc | vn | rds | ring) == none_named || socket >= ctx_.sockets ||
         port >= ctx_.qpi_ports || opc > 15 || rnid > 31 || dnid > 31 ||
@@ -183,7 +165,7 @@ bool fast_rows::event(std::string_view line, bool ordered, time_ps after, event_
             std::string_view v;
             if (!text(q.col, v) || !v.empty()) return false;
         }
-    const unsigned b = named_value(key(c_box), box_keys, box_values);
+    const unsigned b = box_table.find(key(c_box));
     if (b == none_named || !box_on_[b]) return false;
     const box_kind kind = trace_boxes[b].kind;
     const unsigned unit = trace_boxes[b].unit;

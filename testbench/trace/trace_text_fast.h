@@ -18,6 +18,7 @@
 #include "trace/trace_clock.h"
 #include "trace/trace_event_cache.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_swar.h"
 #include "trace/trace_text_columns.h"
 
 namespace pmonsim::trace::text {
@@ -50,9 +51,8 @@ private:
     bool number_or_empty(int c, uint64_t& v) const;
     uint64_t key(int c) const;
     bool text(int c, std::string_view& v) const;
-    template <std::size_t N>
-    unsigned name_or_number(int c, const uint64_t (&keys)[N], const uint8_t (&values)[N],
-                            unsigned max, unsigned dflt) const;
+    template <unsigned Bits>
+    unsigned name_or_number(int c, const swar::name_table<Bits>& names, unsigned max, unsigned dflt) const;
     bool time(const trace_clock& clk, bool ordered, time_ps after, time_ps& t, cycle_t& cyc) const;
 
     const std::array<int, n_cols>& pos_;

@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -28,6 +30,8 @@
 #include "trace/trace_reader.h"
 #include "trace/trace_swar.h"
 #include "trace/trace_text.h"
+#include "trace/trace_text_columns.h"
+#include "trace/trace_text_fast.h"
 
 namespace pmonsim::trace {
 namespace {
@@ -281,6 +285,38 @@ std::string show(const event_record& r) {
     return s.str();
 }
 
+TEST(TraceSwar, NameTablesFindTheirNamesAndNothingElse) {
+    using namespace text;
+    // Each table against the list it was made from, in any case.
+    auto check = [](const auto& table, const auto& keys, const auto& values, const char* what) {
+        for (std::size_t i = 0; i < std::size(keys); ++i)
+            ASSERT_EQ(table.find(keys[i]), values[i]) << what << " " << i;
+        EXPECT_EQ(table.find(0), ~0u) << what;  // (an absent, empty or long field)
+        for (const char* other : {"x", "drsx", "hom2", "vn2", "rxx", "ak0", "qpi3", "Qpi0 ", "a"}) {
+            const uint64_t k = swar::name_key(other);
+            if (std::find(std::begin(keys), std::end(keys), k) == std::end(keys)) {
+                EXPECT_EQ(table.find(k), ~0u) << what << " " << other;
+            }
+        }
+    };
+    check(mc_table, mc_keys, mc_values, "mc");
+    check(vn_table, vn_keys, vn_values, "vn");
+    check(rds_table, rds_keys, rds_values, "rds");
+    check(dir_table, dir_keys, dir_values, "dir");
+    check(ring_table, ring_keys, ring_values, "ring");
+    check(box_table, box_keys, box_values, "box");
+    const std::string drs = "DrS" + std::string(64, ',');
+    EXPECT_EQ(mc_table.find(swar::key7(drs.data(), 3)), unsigned{qpi_mc::drs});
+    // Every key of one length differing in one byte, against a small table:
+    // found exactly when it is one of the table's.
+    for (unsigned b = 0; b < 256; ++b) {
+        const std::string name = "hom" + std::string(1, static_cast<char>(b)) + std::string(64, ',');
+        const uint64_t k = swar::key7(name.data(), 4);
+        const unsigned want = b == '0' ? qpi_mc::hom0 : b == '1' ? qpi_mc::hom1 : ~0u;
+        ASSERT_EQ(mc_table.find(k), want) << b;
+    }
+}
+
 // Every record of a text trace, then its error (if any) and where reading
 // went on after it: read with the fast paths on or off, through buffers of
 // `capacity` bytes.
@@ -484,6 +520,60 @@ TEST(TraceTextFastPath, EventRowsGiveTheGeneralPathsRecordsAndErrors) {
         const auto general = decode(text, false, 65536, ctx);
         ASSERT_EQ(decode(text, true, 65536, ctx), general) << text;
         ASSERT_EQ(decode(text, true, 5, ctx), general) << text;
+    }
+}
+
+TEST(TraceTextFastPath, UsualRowsAreTakenInOnePass) {
+    // Rows as pmonsim-gen-trace writes them (and in upper case, with numbers
+    // for the class and response state): the one-pass path must take them,
+    // or every row would quietly cost the general parser's time.
+    using namespace text;
+    const trace_context ctx = ctx_of();
+    std::array<int, n_cols> pos;
+    pos.fill(-1);
+    const col order[] = {c_cycle, c_socket, c_port, c_dir, c_mc, c_opc, c_rds, c_dnid};
+    for (int i = 0; i < 8; ++i) pos[order[i]] = i;
+    const row_clocks clocks(ctx);
+    const event_text_cache cache;
+    fast_rows fast(pos, 8, ctx, clocks, cache);
+    struct row {
+        const char* text;
+        cycle_t cycle;
+        unsigned socket, port;
+        qpi_dir dir;
+        unsigned mc, opc, rds, dnid;
+    };
+    const row rows[] = {
+        {"11497174,0,0,tx,DRS,2,M,2", 11497174, 0, 0, qpi_dir::tx, qpi_mc::drs, 2, 8, 2},
+        {"1,0,1,rx,SNP,0,,5", 1, 0, 1, qpi_dir::rx, qpi_mc::snp, 0, 0, 5},
+        {"2,1,2,RX,hom0,15,e,31", 2, 1, 2, qpi_dir::rx, qpi_mc::hom0, 15, 4, 31},
+        {"3,1,0,Tx,Hom1,9,S,0", 3, 1, 0, qpi_dir::tx, qpi_mc::hom1, 9, 2, 0},
+        {"4,0,0,tx,ndr,1,f,7", 4, 0, 0, qpi_dir::tx, qpi_mc::ndr, 1, 1, 7},
+        {"5,0,0,rx,NCS,12,I,7", 5, 0, 0, qpi_dir::rx, qpi_mc::ncs, 12, 0, 7},
+        {"123456789012,0,0,rx,NCB,8,,1", 123456789012, 0, 0, qpi_dir::rx, qpi_mc::ncb, 8, 0, 1},
+        {"6,0,0,rx,14,3,12,1", 6, 0, 0, qpi_dir::rx, 14, 3, 12, 1},
+    };
+    for (const row& w : rows) {
+        const std::string line = w.text + std::string(line_reader::padding, ',');
+        packet_record r;
+        ASSERT_TRUE(fast.packet(std::string_view(line.data(), std::strlen(w.text)), true, 0, r)) << w.text;
+        EXPECT_EQ(r.cycle, w.cycle) << w.text;
+        EXPECT_EQ(r.time, w.cycle * 1000) << w.text;
+        EXPECT_EQ(r.socket, w.socket) << w.text;
+        EXPECT_EQ(r.port, w.port) << w.text;
+        EXPECT_EQ(r.dir, w.dir) << w.text;
+        EXPECT_EQ(r.packet.mc, w.mc) << w.text;
+        EXPECT_EQ(r.packet.opc, w.opc) << w.text;
+        EXPECT_EQ(r.packet.rds, w.rds) << w.text;
+        EXPECT_EQ(r.packet.dnid, w.dnid) << w.text;
+        EXPECT_EQ(r.packet.flits, shape_of(r.packet).flits) << w.text;
+    }
+    // And declines what it must leave to the general parser.
+    for (const char* bad : {"7,0,0,rx,DRSX,1,,1", "7,0,0,up,DRS,1,,1", "7,0,0,rx,DRS,16,,1", "7,0,0,rx,DRS,1,X,1",
+                            "7,0,0,rx,16,1,,1", "7,0,0,rx,DRS,1,16,1", "7,0,3,rx,DRS,1,,1", "7,0,0,rx,DRS,1,,1,9"}) {
+        const std::string line = bad + std::string(line_reader::padding, ',');
+        packet_record r;
+        EXPECT_FALSE(fast.packet(std::string_view(line.data(), std::strlen(bad)), true, 0, r)) << bad;
     }
 }
 
