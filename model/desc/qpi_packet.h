@@ -49,7 +49,7 @@ inline packet_shape shape_of(const qpi_packet& p) {
     const unsigned opc3 = (p.opc >> 3) & 1u;
     const unsigned data_class = qpi_mc::data_classes >> mc & 1u;
     // 1 or 3 non-data flits (opcode bit 3, on DRS, NCB and NCS), 8 data flits
-    const unsigned by_class = 1u + 8u * data_class + ((data_class | (mc == qpi_mc::ncs)) ? 2u * opc3 : 0u);
+    const unsigned by_class = 1u + 8u * data_class + 2u * opc3 * (data_class | unsigned{mc == qpi_mc::ncs});
     const unsigned flits = p.flits ? p.flits : by_class;
     return {flits, data_flits(mc, flits)};
 }

@@ -13,7 +13,7 @@ namespace pmonsim::trace::text {
 // Splits `line` into scan_; false unless it has as many fields as the header.
 __attribute__((always_inline)) inline bool fast_rows::scan_fields(std::string_view line) {
     const char* const p = line.data();
-    const std::size_t size = line.size(), n = scan_.size();
+    const std::size_t size = line.size(), n = fields_;
     span* f = scan_.data();
     if (size <= 64) {
         uint64_t commas = swar::comma_mask(p, size);
@@ -111,7 +111,7 @@ __attribute__((always_inline)) inline bool fast_rows::time(const trace_clock& cl
         cyc = k;
         t = clk.cycle_start(cyc);
     }
-    return t <= ctx_.max_time && !(ordered && t < after);
+    return t <= max_time_ && !(ordered && t < after);
 }
 
 bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packet_record& r) {
@@ -129,8 +129,8 @@ bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packe
     const bool ring_given = pos_[c_ring] >= 0 && field(c_ring).size != 0;
     const unsigned ring = ring_given ? ring_table.find(key(c_ring)) : 0;
     // The checks of the general parser, all at once (a missing port is `none`).
-    if ((dir | mc | vn | rds | ring) == none_named || socket >= ctx_.sockets ||
-        port >= ctx_.qpi_ports || opc > 15 || rnid > 31 || dnid > 31 ||
+    if ((dir | mc | vn | rds | ring) == none_named || socket >= sockets_ ||
+        port >= qpi_ports_ || opc > 15 || rnid > 31 || dnid > 31 ||
         (flits != none && (flits == 0 || flits > 0xFFFF)) || (ring_given && mc != qpi_mc::ndr))
         return false;
     qpi_packet p;
@@ -152,11 +152,11 @@ bool fast_rows::packet(std::string_view line, bool ordered, time_ps after, packe
 }
 
 bool fast_rows::event(std::string_view line, bool ordered, time_ps after, event_record& r) {
-    if (!scan_fields(line)) return false;
+    if (!events_ || !scan_fields(line)) return false;
     constexpr uint64_t none = ~uint64_t{0};
     uint64_t socket = 0, count = none, repeat = 1;
     if (!number_or_empty(c_socket, socket) || !number_or_empty(c_count, count) ||
-        !number_or_empty(c_repeat, repeat) || socket >= ctx_.sockets || repeat == 0)
+        !number_or_empty(c_repeat, repeat) || socket >= sockets_ || repeat == 0)
         return false;
     std::string_view cell, um, ext_v;
     if (!text(c_event, cell) || !text(c_umask, um) || !text(c_ext, ext_v)) return false;

@@ -26,11 +26,15 @@ namespace pmonsim::trace::text {
 class fast_rows {
 public:
     // pos: each column's field index, or -1; `fields`: how many a row has.
-    // Everything is referenced, not copied: the decoder owns it.
+    // The context, clocks and cache are referenced, not copied: the decoder
+    // owns them. (The column positions and the bounds a row is checked
+    // against are copied: each row reads them several times.)
     fast_rows(const std::array<int, n_cols>& pos, std::size_t fields, const trace_context& ctx,
               const row_clocks& clocks, const event_text_cache& cache)
-        : pos_(pos), ctx_(ctx), clocks_(clocks), cache_(cache), scan_(fields),
-          box_on_(boxes_on(ctx)), link_packets_(takes_link_packets(ctx)), quals_columns_(any_quals_column(pos)) {}
+        : pos_(pos), ctx_(ctx), clocks_(clocks), cache_(cache), fields_(fields),
+          sockets_(ctx.sockets), qpi_ports_(ctx.qpi_ports), max_time_(ctx.max_time),
+          box_on_(boxes_on(ctx)), link_packets_(takes_link_packets(ctx) && fields <= max_fields),
+          events_(fields <= max_fields), quals_columns_(any_quals_column(pos)) {}
 
     // The record of the row `line` but its line number, when the row is not
     // before `after` (ignored when `ordered` is false): true; otherwise false,
@@ -55,15 +59,22 @@ private:
     unsigned name_or_number(int c, const swar::name_table<Bits>& names, unsigned max, unsigned dflt) const;
     bool time(const trace_clock& clk, bool ordered, time_ps after, time_ps& t, cycle_t& cyc) const;
 
-    const std::array<int, n_cols>& pos_;
+    // Rows of more fields take the general parser.
+    static constexpr std::size_t max_fields = 32;
+
+    const std::array<int, n_cols> pos_;
     const trace_context& ctx_;
     const row_clocks& clocks_;
     const event_text_cache& cache_;
-    std::vector<span> scan_;  // the current row's fields
+    std::array<span, max_fields> scan_;  // the current row's fields
+    const std::size_t fields_;
+    const uint64_t sockets_, qpi_ports_;
+    const time_ps max_time_;
     std::array<bool, trace_box_count> box_on_;    // by trace box code
     // Packet rows are QPI link packets (the only ones the fast path reads;
     // requests at the home logic take the general parser).
     bool link_packets_;
+    bool events_;  // (false: rows of too many fields)
     // The header has a request-attribute column (a qualified row takes the
     // general parser): known once per file, not looked up per row.
     bool quals_columns_;
