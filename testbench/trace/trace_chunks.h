@@ -54,7 +54,7 @@ public:
     std::size_t next(std::vector<event_record>& out);
 
     static constexpr uint64_t default_from_bytes = 4u << 20;
-    static constexpr uint64_t default_chunk_bytes = 1u << 18;
+    static constexpr uint64_t default_chunk_bytes = 1u << 19;  // (256 KiB: 5 - 10 % slower end to end, docs/performance.md)
     static constexpr unsigned ahead = 2;  // chunks a worker may hold untaken
 
 private:

@@ -77,7 +77,7 @@ expect_bad two_swapped "late_port.bin: record 25000: " --trace "$work/late_port.
 expect_bad short "late_value.csv:20000:3: " --trace "$work/late_value.csv" --cycles 100
 # A file that cannot be opened after a bad one: the bad one's error.
 expect_bad missing "late_value.csv:20000:3: " --trace "$work/late_value.csv" --trace "$work/nonexistent.csv"
-# Text files of 4 MiB and more are parsed in 256 KiB chunks on two threads
+# Text files of 4 MiB and more are parsed in 512 KiB chunks on two threads
 # (trace_chunks.h): the same counts as their binary copy, and the errors one
 # pass gives, also for rows out of order exactly where a chunk starts.
 big() { awk 'BEGIN { print "cycle,port,dir,mc"; for (i = 0; i < 400000; ++i) print 3 * i "," i % 2 ",rx,DRS" }'; }
@@ -98,10 +98,10 @@ big | awk 'NR == 390000 { $0 = "5,0,rx,DRS" } { print }' > "$work/big_order.csv"
 expect_bad big_order "big_order.csv:390000:1: .*time order" --trace "$work/big_order.csv" --trace "$work/events.csv"
 big | awk 'NR == 250000 { $0 = "749997,0,rx,DRX" } { print }' > "$work/big_value.csv"
 expect_bad big_value "big_value.csv:250000:4: column 'mc': 'DRX'" --trace "$work/events.csv" --trace "$work/big_value.csv"
-# From the first line of chunk 5 (the first line starting at or after byte 18 + 5 x 256 KiB,
+# From the first line of chunk 5 (the first line starting at or after byte 18 + 5 x 512 KiB,
 # 18 being the header's length) every row is 7 cycles earlier: in order within each chunk,
 # out of order only across that chunk's start.
-big | awk -v from=$((18 + 5 * 262144)) 'NR > 1 && off >= from && !line { line = NR }
+big | awk -v from=$((18 + 5 * 524288)) 'NR > 1 && off >= from && !line { line = NR }
       { if (line) { split($0, f, ","); $0 = (f[1] - 7) "," f[2] "," f[3] "," f[4] } print; off += length($0) + 1 }
       END { print line > "/dev/stderr" }' > "$work/big_boundary.csv" 2> "$work/big_boundary.line"
 expect_bad big_boundary "big_boundary.csv:$(cat "$work/big_boundary.line"):1: .*time order" --trace "$work/big_boundary.csv"
