@@ -107,10 +107,9 @@ uint64_t chunked_text_rows::chunk_start(uint64_t k) const {
 void chunked_text_rows::parse(uint64_t k, chunk& c) {
     c.error = nullptr;
     std::size_t n = 0;  // records read
-    auto keep = [&] {
-        c.packets.resize(kind_ == trace_kind::packets ? n : 0);
-        c.events.resize(kind_ == trace_kind::events ? n : 0);
-    };
+    // (The vectors only grow: records past n are stale, not made again for
+    // each chunk, which cost a write of every record.)
+    auto keep = [&] { c.count = n; };
     try {
         const uint64_t from = chunk_start(k), to = std::max(from, chunk_start(k + 1));
         detail::file_ranges buf(path_, {{0, rows_}, {from, to - from}});
@@ -150,6 +149,7 @@ void chunked_text_rows::work(unsigned worker) {
             chunk& s = slots_[k % slots_.size()];
             std::swap(s.packets, c.packets);
             std::swap(s.events, c.events);
+            s.count = c.count;
             s.error = c.error;
             s.ready = true;
         }
@@ -163,6 +163,7 @@ std::size_t chunked_text_rows::take(std::vector<Record> chunk::*member, std::vec
     if (pending_) std::rethrow_exception(std::exchange(pending_, nullptr));
     for (;;) {
         std::exception_ptr error;
+        std::size_t n = 0;
         {
             std::unique_lock<std::mutex> lock(m_);
             if (taken_ >= chunks_) return 0;
@@ -170,23 +171,24 @@ std::size_t chunked_text_rows::take(std::vector<Record> chunk::*member, std::vec
             cv_.wait(lock, [&] { return s.ready; });
             s.ready = false;
             std::swap(out, s.*member);
+            n = s.count;
             error = s.error;
             ++taken_;
         }
         cv_.notify_all();
-        if (!out.empty()) {
+        if (n != 0) {
             if (have_last_ && out.front().time < last_)
                 throw trace_error(name_, 0, 0, "rows must be in time order (a chunk of the file starts before the "
                                                "one before it ends)");
             have_last_ = true;
-            last_ = out.back().time;
+            last_ = out[n - 1].time;
         }
         if (error) {
-            if (out.empty()) std::rethrow_exception(error);
+            if (n == 0) std::rethrow_exception(error);
             pending_ = error;
-            return out.size();
+            return n;
         }
-        if (!out.empty()) return out.size();
+        if (n != 0) return n;
     }
 }
 

@@ -46,8 +46,9 @@ public:
     chunked_text_rows& operator=(const chunked_text_rows&) = delete;
 
     trace_kind kind() const { return kind_; }
-    // The next chunk's records, swapped into `out` (whose old contents are
-    // dropped); 0 at the end. Throws a chunk's error after the records before
+    // The next chunk's records, swapped into `out`: returns n, the number of
+    // records, which are out's first n elements (it may hold stale ones
+    // after them); 0 at the end. Throws a chunk's error after the records before
     // it, and a trace_error when a chunk starts before the previous one ends
     // in time. Only the type of the file's kind may be asked for.
     std::size_t next(std::vector<packet_record>& out);
@@ -60,6 +61,7 @@ public:
 private:
     struct chunk {
         bool ready = false;
+        std::size_t count = 0;  // records in packets or events (their first ones)
         std::vector<packet_record> packets;
         std::vector<event_record> events;
         std::exception_ptr error;  // after its records

@@ -46,8 +46,11 @@ std::vector<std::string> one_reader(const std::string& path) {
 template <class Record>
 std::vector<std::string> chunked(chunked_text_rows& c) {
     std::vector<std::string> out;
-    for (std::vector<Record> v; c.next(v) != 0;)
-        for (const Record& rec : v) out.push_back(shown(rec));
+    std::vector<Record> v;
+    for (std::size_t n; (n = c.next(v)) != 0;) {
+        EXPECT_GE(v.size(), n);
+        for (std::size_t i = 0; i < n; ++i) out.push_back(shown(v[i]));
+    }
     return out;
 }
 
