@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "trace/trace_binary.h"
+#include "trace/trace_binary_compact.h"
 #include "trace/trace_clock.h"
 #include "trace/trace_input.h"
 #include "trace/trace_lex.h"
@@ -715,6 +717,157 @@ TEST(TraceReaderRead, BatchesGiveNextsRecordsAndErrorsInTheSameOrder) {
     trace_reader r(in, "r.csv", ctx_of());
     event_record e;
     EXPECT_THROW(r.read(&e, 1), std::logic_error);
+}
+
+// Version 3 records, random: mostly the usual ones (no flags, a one-byte
+// delta, which read() takes in one loop), mixed with long deltas, socket
+// changes, explicit sizes, bursts and, in some traces, a bad record (a port or
+// ring the word may not hold, a time past the model's range reached by usual
+// records); in ps or cycles, several blocks long. read() in batches of every
+// size must give what next() gives: the records, the error where it comes,
+// and records() after each.
+std::string random_compact_trace(std::mt19937& rng, bool cycles, bool bad, const trace_context& ctx) {
+    namespace bf = binary_format;
+    std::string file(bf::header_size, '\0');
+    std::memcpy(file.data(), bf::magic, bf::magic_size);
+    file[7] = static_cast<char>(bf::version_compact);
+    file[8] = static_cast<char>(bf::kind_packets);
+    file[9] = static_cast<char>(cycles ? bf::unit_cycles : bf::unit_ps);
+    file[10] = static_cast<char>(bf::header_size);
+    file[12] = static_cast<char>(bf::record_size_compact);
+    const uint64_t last = cycles ? trace_clock(ctx.qclk_hz).cycles_before(ctx.max_time + 1) - 1 : ctx.max_time;
+    uint64_t time = 0;  // (the reader's time before the first record)
+    uint8_t socket = 0;
+    const int rows = 20000 + static_cast<int>(rng() % 20000);  // (blocks of the reader: several)
+    const int bad_at = bad ? static_cast<int>(rng() % rows) : -1;
+    const int bad_kind = static_cast<int>(rng() % 3);
+    for (int i = 0; i < rows; ++i) {
+        compact::record r;
+        r.key.word = compact::w_mc.put(rng() % 16) | compact::w_opc.put(rng() % 16) | compact::w_vn.put(rng() % 4) |
+                     compact::w_rnid.put(rng() % 32) | compact::w_dnid.put(rng() % 32) |
+                     compact::w_rds.put(rng() % 16) | compact::w_dir.put(rng() % 2) |
+                     compact::w_port.put(rng() % ctx.qpi_ports);
+        if (compact::w_mc.get(r.key.word) == qpi_mc::ndr && rng() % 2) r.key.word |= compact::w_ring.put(1);
+        const unsigned roll = rng() % 100;
+        r.key.socket = roll < 3 ? static_cast<uint8_t>(rng() % ctx.sockets) : socket;
+        r.time = time + (roll < 6 ? 128 + rng() % 100000 : rng() % 100);
+        r.default_flits = roll % 17 != 0;
+        r.key.flits = r.default_flits ? 0 : static_cast<uint16_t>(1 + rng() % 20);
+        if (roll >= 97) {
+            r.repeat = 2 + rng() % 5;
+            r.spacing = 1 + rng() % 30;
+        }
+        if (i == bad_at) switch (bad_kind) {
+                case 0: r.key.word = (r.key.word & ~compact::w_port.put(3)) | compact::w_port.put(3); break;
+                case 1: r.key.word = (r.key.word & ~compact::w_mc.put(15)) | compact::w_ring.put(1) |
+                                     compact::w_mc.put(qpi_mc::drs); break;
+                default: r.time = last - 50; break;  // a long delta, then usual records past the range
+            }
+        if (r.time > last) break;
+        if (r.default_flits) {
+            qpi_packet q;
+            q.mc = compact::w_mc.get(r.key.word);
+            q.opc = compact::w_opc.get(r.key.word);
+            r.key.flits = static_cast<uint16_t>(shape_of(q).flits);
+        }
+        compact::encode(r, time, socket, file);
+        time = r.time;
+        socket = r.key.socket;
+        if (bad_kind == 2 && i >= bad_at && bad_at >= 0) {  // usual records up to and past the range
+            for (int j = 0; j < 100; ++j) {
+                compact::record u = r;
+                u.repeat = 1;
+                u.spacing = 0;
+                u.default_flits = true;
+                u.key.word &= ~compact::w_ring.put(1);
+                qpi_packet q;
+                q.mc = compact::w_mc.get(u.key.word);
+                q.opc = compact::w_opc.get(u.key.word);
+                u.key.flits = static_cast<uint16_t>(shape_of(q).flits);
+                u.time = time + 1;
+                compact::encode(u, time, socket, file);
+                time = u.time;
+            }
+            break;
+        }
+    }
+    return file;
+}
+
+TEST(TraceReaderRead, CompactRecordsInBatchesGiveNextsRecordsAndErrors) {
+    const trace_context ctx = ctx_of(2, 2);
+    std::mt19937 rng(11);
+    for (int round = 0; round < 24; ++round) {
+        const bool cycles = round % 2 == 0, bad = round % 3 != 0, bursts_whole = round % 4 < 2;
+        const std::string file = random_compact_trace(rng, cycles, bad, ctx);
+        auto read_all = [&](std::size_t batch) {
+            std::istringstream in(file);
+            trace_reader r(in, "c.bin", ctx);
+            if (bursts_whole) r.keep_bursts();
+            std::vector<packet_record> rows(std::max<std::size_t>(batch, 1));
+            std::vector<std::string> got;
+            for (int errors = 0; errors < 2;) {
+                try {
+                    std::size_t n = 0;
+                    if (batch == 0) {
+                        n = r.next(rows[0]) ? 1 : 0;
+                    } else {
+                        n = r.read(rows.data(), batch);
+                    }
+                    if (n == 0) break;
+                    for (std::size_t i = 0; i < n; ++i)
+                        got.push_back(show(rows[i]) + " run " + std::to_string(rows[i].run.repeat) + "/" +
+                                      std::to_string(rows[i].run.spacing));
+                    got.push_back("records " + std::to_string(r.records()));
+                } catch (const trace_error& e) {
+                    got.push_back(std::string("error ") + e.what() + " after " + std::to_string(r.records()));
+                    ++errors;
+                }
+            }
+            return got;
+        };
+        // (next() one record at a time: its records() after each.)
+        const std::vector<std::string> want = read_all(0);
+        ASSERT_GT(want.size(), bad ? 0u : 20000u) << round;
+        if (bad) {
+            EXPECT_NE(std::find_if(want.begin(), want.end(),
+                                   [](const std::string& l) { return l.rfind("error ", 0) == 0; }),
+                      want.end())
+                << round;
+        }
+        // next()'s records and errors, and its records() after each record.
+        std::vector<std::string> want_rows, counts = {"records 0"};
+        for (const std::string& l : want) {
+            if (l.rfind("records ", 0) == 0) counts.back() = l;
+            else want_rows.push_back(l);
+            if (l.rfind("error ", 0) != 0 && l.rfind("records ", 0) != 0) counts.push_back("");
+        }
+        for (std::size_t batch : {1u, 7u, 256u, 4096u, 100000u}) {
+            const std::vector<std::string> got = read_all(batch);
+            std::vector<std::string> got_rows, got_counts;
+            std::vector<std::size_t> count_at;  // records returned before each count
+            for (const std::string& l : got) {
+                if (l.rfind("records ", 0) == 0) {  // (once per batch)
+                    got_counts.push_back(l);
+                    count_at.push_back(got_rows.size());
+                    continue;
+                }
+                got_rows.push_back(l);
+            }
+            // The records and errors, in order (the first difference shown).
+            const auto diff = std::mismatch(got_rows.begin(), got_rows.end(), want_rows.begin(), want_rows.end());
+            ASSERT_TRUE(diff.first == got_rows.end() && diff.second == want_rows.end())
+                << round << " batch " << batch << ": read() "
+                << (diff.first == got_rows.end() ? "(end)" : *diff.first) << "; next() "
+                << (diff.second == want_rows.end() ? "(end)" : *diff.second);
+            // records() after each batch: next()'s after as many records.
+            std::size_t records = 0, j = 0;
+            for (std::size_t i = 0; i < got_counts.size(); ++i) {
+                for (; j < count_at[i]; ++j) records += got_rows[j].rfind("error ", 0) != 0;
+                ASSERT_EQ(got_counts[i], counts.at(records)) << round << " batch " << batch;
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
