@@ -395,9 +395,11 @@ struct alignas(64) binary_trace_decoder::impl {
         for (unsigned b = 0; b < trace_box_count; ++b) names[b] = trace_boxes[b].name;
         set_limits();
         read_header();
-        last_usual_time = unit == time_unit::ps
-                              ? ctx.max_time
-                              : std::min(qclk.max_cycle(), qclk.cycles_before(ctx.max_time + 1) - 1);
+        // (Cycles: the last one whose start is within the range; every cycle
+        // up to max_cycle() when the range is all of 64 bits.)
+        last_usual_time = unit == time_unit::ps        ? ctx.max_time
+                          : ctx.max_time == ~time_ps{0} ? qclk.max_cycle()
+                                                        : std::min(qclk.max_cycle(), qclk.cycles_before(ctx.max_time + 1) - 1);
     }
 
     static void build(box_table& t, const event_catalog& cat) {

@@ -10,6 +10,7 @@
 // after the one it hashes to (so two texts with one hash do not evict each
 // other); when all of those are taken, it replaces the first of them.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <string_view>
 
 #include "catalog/catalog.h"
+#include "trace/trace_swar.h"
 
 namespace pmonsim::trace {
 
@@ -76,9 +78,7 @@ private:
 
     // Word i of a key of n bytes (bytes past n are 0).
     static uint64_t key_word(const char* key, std::size_t n, std::size_t i) {
-        uint64_t w;
-        std::memcpy(&w, key + i, 8);
-        return n - i >= 8 ? w : w & ((uint64_t{1} << (8 * (n - i))) - 1);
+        return swar::load8(key + i) & swar::low_bytes(static_cast<unsigned>(std::min<std::size_t>(n - i, 8)));
     }
     static bool same_key(const char* a, const char* b, std::size_t n) {
         uint64_t diff = 0;
