@@ -11,9 +11,9 @@
 // So the fast path only needs to be right about the rows it accepts.
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
-#include <vector>
 
 #include "trace/trace_clock.h"
 #include "trace/trace_event_cache.h"

@@ -763,7 +763,6 @@ std::string random_compact_trace(std::mt19937& rng, bool cycles, bool bad, const
                                      compact::w_mc.put(qpi_mc::drs); break;
                 default: r.time = last - 50; break;  // a long delta, then usual records past the range
             }
-        if (r.time > last) break;
         if (r.default_flits) {
             qpi_packet q;
             q.mc = compact::w_mc.get(r.key.word);
