@@ -135,16 +135,17 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
         per_socket_ = b.size();
         for (box_module* m : b) boxes_.push_back({m, m->link(), false});
     }
+    sockets_ = sys.sockets();
+    for (unsigned s = 0; s < sockets_; ++s)
+        for (unsigned p = 0; p < units_of_[static_cast<unsigned>(box_kind::qpi)]; ++p)
+            port_box_.push_back(box_index(s, box_kind::qpi, p));
+    feed_links_.assign(port_box_.size(), nullptr);
     // Ports on a team of threads: QPI link packets only (a home agent's
     // requests go to one box per socket).
     if (threads > 1) switch (route_) {
             case packet_route::qpi_link: {
                 std::vector<box_module*> ports;
-                for (unsigned s = 0; s < sys.sockets(); ++s)
-                    for (unsigned p = 0; p < units_of_[static_cast<unsigned>(box_kind::qpi)]; ++p) {
-                        port_box_.push_back(box_index(s, box_kind::qpi, p));
-                        ports.push_back(boxes_[port_box_.back()].module);
-                    }
+                for (size_t index : port_box_) ports.push_back(boxes_[index].module);
                 if (ports.size() > 1) team_ = std::make_unique<parallel::port_team>(std::move(ports), threads);
                 break;
             }
@@ -372,7 +373,18 @@ void replayer::begin_posts(size_t index) {
     b.module->begin_posts();
 }
 
+void replayer::first_to_link(size_t ordinal, qpi_dir dir, cycle_t at, const qpi_packet& p) {
+    if (team_ && !team_->mine(ordinal)) {
+        if (!boxes_[port_box_[ordinal]].touched) claim(ordinal);
+        return team_->add(ordinal, dir, at, p);
+    }
+    qpi_link* l = touch(port_box_[ordinal]).link;
+    feed_links_[ordinal] = l;
+    l->post_packet(dir, at, p);
+}
+
 void replayer::end_posts() {
+    std::fill(feed_links_.begin(), feed_links_.end(), nullptr);
     for (size_t i : touched_list_) {
         boxes_[i].touched = false;
         boxes_[i].module->end_posts();

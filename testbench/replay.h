@@ -95,17 +95,19 @@ public:
 private:
     time_ps post_due(time_ps until);
     // Places packets on a port's link: here, or by the team member whose
-    // port it is. (Inline: once per packet.)
-    void to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, const qpi_packet& p) {
-        if (team_) {
-            const size_t o = port_ordinal(socket, port);
-            if (!team_->mine(o)) {
-                if (!boxes_[port_box_[o]].touched) claim(o);
-                return team_->add(o, dir, at, p);
-            }
+    // port it is. (Inline: once per packet. The usual packet, for a port
+    // this thread has posted to in the feed, takes one load to find its link.)
+    [[gnu::always_inline]] void to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, const qpi_packet& p) {
+        const size_t o = port_ordinal(socket, port);
+        if (qpi_link* l = feed_links_[o]) [[likely]] {
+            l->post_packet(dir, at, p);
+            return;
         }
-        link_of(socket, port).post_packet(dir, at, p);
+        first_to_link(o, dir, at, p);
     }
+    // to_link() for a port that is not in feed_links_: the team member's, or
+    // the first post to it in the feed.
+    [[gnu::noinline]] void first_to_link(size_t ordinal, qpi_dir dir, cycle_t at, const qpi_packet& p);
     void to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t count,
                  const qpi_packet& p);
     // The first post in a feed to a port of another member: the port is
@@ -114,7 +116,7 @@ private:
     // A QPI port's ordinal among the machine's ports (socket, then port).
     size_t port_ordinal(unsigned socket, unsigned port) const {
         const unsigned n = units_of_[static_cast<unsigned>(box_kind::qpi)];
-        if (port >= n || socket >= sys_.sockets()) no_such_box();
+        if ((port >= n) | (socket >= sockets_)) no_such_box();
         return size_t{socket} * n + port;
     }
     void poll_progress();
@@ -225,6 +227,10 @@ private:
     // The threads posting the QPI ports' packets; null: this one alone.
     std::unique_ptr<parallel::port_team> team_;
     std::vector<size_t> port_box_;  // a QPI port's place in boxes_, by ordinal
+    unsigned sockets_ = 0;
+    // By port ordinal: the link of a port this thread has synced and posted
+    // to in the current feed (null: none yet, or a team member's port).
+    std::vector<qpi_link*> feed_links_;
     bool more_ = true;  // records left to post
     bool fd_limit_hit_ = false;  // opening the traces ran out of file descriptors
     time_ps end_ = 0;
