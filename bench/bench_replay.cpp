@@ -328,6 +328,34 @@ void BM_RecordHandover(benchmark::State& state) {
 }
 BENCHMARK(BM_RecordHandover)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The part of a binary replay that no counting engine can save: a compact
+// (version 3) trace decoded on the reading thread and taken in runs by this
+// one, as the replay's post_due() takes them, each record's fields read and
+// nothing posted. Per record, the floor of the replay's thread before it
+// places or counts anything (docs/performance.md, "What 100x would take").
+void BM_MergedCompactRecords(benchmark::State& state) {
+    constexpr size_t kPackets = 2'000'000;
+    static const std::string data = binary_trace(make_packets(kPackets));
+    const trace::trace_context ctx;
+    for (auto _ : state) {
+        trace::trace_merger m;
+        m.add(std::make_unique<std::istringstream>(data), "bench", ctx);
+        m.use_reading_thread(4096, 8);
+        uint64_t n = 0, sum = 0;
+        for (trace::trace_merger::run r; (r = m.next_run(~time_ps{0})).n != 0;) {
+            for (size_t i = 0; i < r.n; ++i) {
+                const trace::packet_record& p = r.packets[i];
+                sum += p.cycle + p.socket + p.port + static_cast<unsigned>(p.dir) + p.packet.flits + p.packet.mc;
+            }
+            n += r.n;
+        }
+        if (n != kPackets) state.SkipWithError("the trace's records were not all read");
+        benchmark::DoNotOptimize(sum);
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kPackets));
+}
+BENCHMARK(BM_MergedCompactRecords)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();
