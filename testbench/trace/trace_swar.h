@@ -58,7 +58,8 @@ __attribute__((always_inline)) inline uint64_t comma_mask(const char* p, std::si
 #if defined(__SSE2__)
     uint64_t m = 0;
     const __m128i comma = _mm_set1_epi8(',');
-    for (unsigned k = 0; k < 4; ++k) {
+    const unsigned blocks = n >= 64 ? 4u : static_cast<unsigned>(n + 15) / 16;  // (a row is usually 1 or 2)
+    for (unsigned k = 0; k < blocks; ++k) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
         const auto bits = static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma)));
         m |= uint64_t{bits} << (16 * k);

@@ -42,6 +42,13 @@ __attribute__((always_inline)) inline bool fast_rows::scan_fields(std::string_vi
 
 // A field of 1-19 decimal digits and nothing else: its value.
 __attribute__((always_inline)) inline bool fast_rows::decimal(const span& f, uint64_t& v) {
+    if (f.size - 1 < 2) {  // one or two digits (most columns): two bytes, no word arithmetic
+        const unsigned c0 = static_cast<unsigned char>(f.begin[0]) - unsigned{'0'};
+        const unsigned c1 = static_cast<unsigned char>(f.begin[1]) - unsigned{'0'};  // (padding if one)
+        const bool two = f.size == 2;
+        v = two ? c0 * 10 + c1 : c0;
+        return (c0 <= 9) & (!two | (c1 <= 9));
+    }
     if (f.size <= 8) return f.size != 0 && swar::digits8(f.begin, f.size, v);
     if (f.size <= 16) {
         uint64_t hi, lo;

@@ -388,7 +388,8 @@ struct trace_maker {
         if (!chance(bad)) return v;
         return pick<std::string>({"", "x", "-1", "1.5", "0x", "99999999999999999999", "16", "32",
                                   "4", "3", "VN2", "AX", "rxx", "qpi3", "ubox_fixed", "bit9",
-                                  "CLOCKTICKS", "UNC_Q_X", "A.", ".B", "0", "65536"});
+                                  "CLOCKTICKS", "UNC_Q_X", "A.", ".B", "0", "65536", "1x", "/",
+                                  ":", "0/", "9:", "x1"});
     }
     std::string ns(uint64_t ps) {
         std::string s = std::to_string(ps / 1000);
