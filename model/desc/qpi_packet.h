@@ -19,7 +19,7 @@ constexpr uint8_t hom0 = 0, hom1 = 1, ndr = 2, snp = 3, ncs = 4, ncb = 12, drs =
 constexpr unsigned data_classes = 1u << drs | 1u << ncb;
 }
 
-// (Packed, 9 bytes: a replayed packet record, which holds one, is then 32
+// (Packed, 9 bytes: a replayed packet record, which holds one, is then 40
 // bytes, and a dense replay hands hundreds of MB of them between cores.)
 struct __attribute__((packed)) qpi_packet {
     uint8_t mc = 0;      // 0-15
