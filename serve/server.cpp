@@ -209,7 +209,7 @@ void server::run() {
         // request is waiting, every thread is blocked, and none ran between
         // two looks (a thread may have asked and blocked again meanwhile).
         auto nothing_runs = [this] {
-            std::vector<pid_t> pids = children_of_self();
+            std::vector<pid_t> pids;
             std::vector<pollfd> fds = {{listener_.fd(), POLLIN, 0}};
             for (const auto& c : clients_) {
                 pids.push_back(c.pid);

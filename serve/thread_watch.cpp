@@ -37,50 +37,88 @@ void add_children(const std::string& task_dir, std::vector<pid_t>& out) {
     }
 }
 
-}  // namespace
-
-threads_snapshot snapshot(std::vector<pid_t> pids) {
-    threads_snapshot out;
-    std::vector<pid_t> seen;
-    while (!pids.empty() && out.blocked) {
-        const pid_t pid = pids.back();
-        pids.pop_back();
-        if (pid <= 0 || std::find(seen.begin(), seen.end(), pid) != seen.end()) continue;
-        seen.push_back(pid);
-        const std::string dir = "/proc/" + std::to_string(pid) + "/task/";
-        DIR* d = ::opendir(dir.c_str());
-        if (!d) continue;  // (gone)
-        while (const dirent* e = ::readdir(d)) {
-            if (e->d_name[0] == '.') continue;
-            const std::string task = dir + e->d_name;
-            char buf[4096];
-            // "TID (COMM) S ...": the state follows the last ')'. R runs or
-            // waits for a CPU; D waits in the kernel (I/O, a lock during exec)
-            // and goes on by itself.
-            const char* p = read_small(task + "/stat", buf) > 0 ? std::strrchr(buf, ')') : nullptr;
-            if (p && p[1] && (p[2] == 'R' || p[2] == 'D')) {
-                out.blocked = false;
-                break;
-            }
-            // "run ns, wait ns, times run": the last changes whenever the thread runs.
-            unsigned long long run = 0, wait = 0, times = 0;
-            if (read_small(task + "/schedstat", buf) > 0) std::sscanf(buf, "%llu %llu %llu", &run, &wait, &times);
-            out.fingerprint = (out.fingerprint ^ std::strtoull(e->d_name, nullptr, 10)) * 0x100000001b3ull;
-            out.fingerprint = (out.fingerprint ^ times) * 0x100000001b3ull;
-            add_children(task, pids);
-        }
-        ::closedir(d);
-    }
+// The numeric entries of a /proc directory.
+std::vector<pid_t> numbered_entries(const std::string& dir) {
+    std::vector<pid_t> out;
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return out;  // (gone)
+    while (const dirent* e = ::readdir(d))
+        if (e->d_name[0] != '.') out.push_back(static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10)));
+    ::closedir(d);
     return out;
 }
 
-std::vector<pid_t> children_of_self() {
-    std::vector<pid_t> out;
-    DIR* d = ::opendir("/proc/self/task");
-    if (!d) return out;
-    while (const dirent* e = ::readdir(d))
-        if (e->d_name[0] != '.') add_children(std::string("/proc/self/task/") + e->d_name, out);
-    ::closedir(d);
+class host_proc_view final : public proc_view {
+public:
+    std::vector<pid_t> threads(pid_t pid) override {
+        return numbered_entries("/proc/" + std::to_string(pid) + "/task");
+    }
+    task_info task(pid_t pid, pid_t tid) override {
+        const std::string dir = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid);
+        task_info t;
+        char buf[4096];
+        // "TID (COMM) S ...": the state follows the last ')'.
+        const char* p = read_small(dir + "/stat", buf) > 0 ? std::strrchr(buf, ')') : nullptr;
+        if (!p || !p[1]) return t;
+        t.state = p[2];
+        // "run ns, wait ns, times run": the last changes whenever the thread runs.
+        unsigned long long run = 0, wait = 0, times = 0;
+        if (read_small(dir + "/schedstat", buf) > 0) std::sscanf(buf, "%llu %llu %llu", &run, &wait, &times);
+        t.times_run = times;
+        add_children(dir, t.children);
+        return t;
+    }
+    std::vector<pid_t> own_children() override {
+        std::vector<pid_t> out;
+        for (const pid_t tid : numbered_entries("/proc/self/task"))
+            add_children("/proc/self/task/" + std::to_string(tid), out);
+        return out;
+    }
+};
+
+bool contains(const std::vector<pid_t>& v, pid_t p) { return std::find(v.begin(), v.end(), p) != v.end(); }
+
+}  // namespace
+
+proc_view& host_proc() {
+    static host_proc_view view;
+    return view;
+}
+
+threads_snapshot snapshot(std::vector<pid_t> pids, proc_view& proc) {
+    threads_snapshot out;
+    std::vector<pid_t> seen;
+    // This process's children are read after everything else, and again
+    // until they hold none not seen: a process whose parent exits while the
+    // tree is read moves here, so one that was not among its old parent's
+    // children when they were read is among these (likwid-accessD forks and
+    // its parent exits). Read first, they could miss it in both looks.
+    for (bool more = true; more && out.blocked;) {
+        while (!pids.empty() && out.blocked) {
+            const pid_t pid = pids.back();
+            pids.pop_back();
+            if (pid <= 0 || contains(seen, pid)) continue;
+            seen.push_back(pid);
+            for (const pid_t tid : proc.threads(pid)) {
+                const task_info t = proc.task(pid, tid);
+                // R runs or waits for a CPU; D waits in the kernel (I/O, a
+                // lock during exec) and goes on by itself.
+                if (t.state == 'R' || t.state == 'D') {
+                    out.blocked = false;
+                    break;
+                }
+                out.fingerprint = (out.fingerprint ^ static_cast<uint64_t>(tid)) * 0x100000001b3ull;
+                out.fingerprint = (out.fingerprint ^ t.times_run) * 0x100000001b3ull;
+                pids.insert(pids.end(), t.children.begin(), t.children.end());
+            }
+        }
+        more = false;
+        for (const pid_t p : proc.own_children())
+            if (!contains(seen, p)) {
+                pids.push_back(p);
+                more = true;
+            }
+    }
     return out;
 }
 
