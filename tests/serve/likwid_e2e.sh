@@ -30,7 +30,15 @@ pmonsim=$1
 command -v likwid-perfctr >/dev/null || { echo "SKIP: likwid is not installed"; exit 77; }
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; [ -f "$work/out" ] && cat "$work/out"; exit 1; }
+# On failure: likwid's output, then the virtual clock's steps in the server's log
+# (sleeps, connections, processes started), which show when simulated time moved.
+fail() {
+  echo "FAIL: $*"
+  [ -f "$work/out" ] && cat "$work/out"
+  [ -f "$work/log" ] && { echo "--- the server's log: sleeps and connections (last 80)"
+                          grep -E ' (sleep|connected|disconnected|interposer|threads run)' "$work/log" | tail -80; }
+  exit 1
+}
 [ -e /var/run/likwid.lock ] && fail "/var/run/likwid.lock exists: likwid refuses to run"
 
 # QPI packets: "socket port dir class count", spread over 1.004..1.009 s.
