@@ -145,6 +145,7 @@ TEST(ThreadWatchHost, AChildBlockedInAReadIsBlockedAndOneThatSpinsIsNot) {
     ASSERT_GE(child, 0);
     if (child == 0) {
         char c;
+        ::alarm(30);  // (gone in the end even if the test stops early)
         ::close(fds[1]);
         const ssize_t n = ::read(fds[0], &c, 1);  // (until the test writes)
         for (volatile bool spin = n == 1; spin;) {
@@ -172,9 +173,11 @@ TEST(ThreadWatchHost, AnAdoptedOrphanIsWatched) {
     ASSERT_GE(parent, 0);
     if (parent == 0) {
         const pid_t orphan = ::fork();
-        if (orphan == 0)
+        if (orphan == 0) {
+            ::alarm(30);  // (gone in the end even if the test stops early)
             for (volatile bool spin = true; spin;) {
             }
+        }
         (void)!::write(fds[1], &orphan, sizeof orphan);
         ::_exit(0);
     }
