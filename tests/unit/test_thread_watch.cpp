@@ -114,19 +114,22 @@ TEST(ThreadWatch, ClientsOutsideTheTreeAndRepeatsAreReadOnce) {
 
 // --- the host's /proc ----------------------------------------------------------
 
-char state_of(pid_t pid) {
+// The fields of /proc/PID/stat after the command's ')': "S PPID ...".
+std::istringstream stat_fields(pid_t pid) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-    std::string s((std::istreambuf_iterator<char>(f)), {});
+    const std::string s((std::istreambuf_iterator<char>(f)), {});
     const auto p = s.rfind(')');
-    return p == std::string::npos || p + 2 >= s.size() ? 0 : s[p + 2];
+    return std::istringstream(p == std::string::npos ? std::string() : s.substr(p + 1));
+}
+char state_of(pid_t pid) {
+    char state = 0;
+    stat_fields(pid) >> state;
+    return state;
 }
 pid_t parent_of(pid_t pid) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-    std::string s((std::istreambuf_iterator<char>(f)), {});
-    std::istringstream rest(s.substr(s.rfind(')') + 2));
     char state = 0;
     pid_t ppid = 0;
-    rest >> state >> ppid;
+    stat_fields(pid) >> state >> ppid;
     return ppid;
 }
 // Waits (up to 10 s) for a condition on the host's processes.
