@@ -41,7 +41,7 @@ struct options {
     std::string socket, connect, log_file, report_file, clock = "virtual";
     report_format report = report_format::table;
     bool report_none = false, strict = false, exit_when_idle = false;
-    double tsc_mhz = 0;
+    double tsc_mhz = 0, busy_limit_s = 10;
     serve::serve_options serve;
     std::vector<std::string> command;
 };
@@ -111,6 +111,9 @@ bool parse(int argc, char** argv, options& o) {
         ("trace", po::value(&o.traces), "QPI packet or event trace replayed as time passes (repeatable)")
         ("clock", po::value(&o.clock)->default_value(o.clock),
          "virtual (time moves when the software sleeps), wall or wall=SCALE (time follows the wall clock)")
+        ("busy-limit", po::value(&o.busy_limit_s)->default_value(o.busy_limit_s),
+         "virtual clock: when the software's threads have used this many seconds of CPU time while a sleep "
+         "waits and never all blocked, the earliest sleep ends (a thread busy-waiting beside a sleeper)")
         ("tsc-mhz", po::value(&o.tsc_mhz), "TSC frequency (default: the CPU's base frequency)")
         ("log", po::value(&o.log_file), "write every access, diagnostic and note to FILE (- for stderr)")
         ("report", po::value(&report)->default_value(report), "table, csv, json or none, at the end")
@@ -145,6 +148,11 @@ bool parse(int argc, char** argv, options& o) {
     parse_report_option(report, o.report, o.report_none);
     parse_clock(o.clock, o);
     o.serve.exit_when_idle = o.exit_when_idle;
+    if (!(o.busy_limit_s >= 0.001 && o.busy_limit_s <= 86400))
+        throw bad_input("--busy-limit must be between 0.001 and 86400 seconds");
+    if (!vm["busy-limit"].defaulted() && o.serve.clock != wire::clock_mode::virtual_time)
+        throw bad_input("--busy-limit applies to --clock virtual only");
+    o.serve.busy_limit_ns = static_cast<uint64_t>(o.busy_limit_s * 1e9 + 0.5);
     if (vm.count("tsc-mhz") && !(o.tsc_mhz >= 100 && o.tsc_mhz <= 10000))
         throw bad_input("--tsc-mhz must be between 100 and 10000");
     if (o.exec && o.command.empty()) throw bad_input("exec needs a command after --");

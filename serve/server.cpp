@@ -54,12 +54,15 @@ int64_t clock_ns(clockid_t id) {
 // thread's time far past a short measured interval.) So that a thread that
 // neither sleeps nor blocks cannot hang the program (it computes, or polls a
 // register for another thread's sleep to end), the earliest sleep also ends
-// when none has ended for kStuckNs of wall time. That wait is long because a
-// tool may compute for a while with a periodic sleeper beside it (pcm walks
-// every PCI slot while its watchdogs sleep 10 s).
+// when the threads have used --busy-limit of CPU time (10 s by default) since
+// one last ended. CPU time, not wall time: on a busy machine a thread that is
+// runnable but gets no CPU (a daemon starting) would otherwise be taken for
+// one that computes, and time would jump before it asks for anything. The
+// limit is long because a tool may compute for a while with a periodic sleeper
+// beside it (pcm walks every PCI slot while its watchdogs sleep 10 s).
 constexpr int kAsleep = -1;       // sleep()'s result when the reply waits
 constexpr int kCheckMs = 1;
-constexpr int64_t kStuckNs = 10'000'000'000;
+constexpr int64_t kMeterNs = 10'000'000;  // how often the CPU time used is read while threads run
 
 
 // A reply on the socket, with a descriptor attached when `pass` >= 0 (the
@@ -186,10 +189,11 @@ void server::run() {
         if (child_) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
         // A child that ended before the handler was in place.
         bool stop = child_ && ::waitpid(child_, &child_status_, WNOHANG) == child_;
-        int64_t progress_ns = clock_ns(CLOCK_MONOTONIC);  // when a sleep last ended, or the first began
+        run_meter busy;             // CPU time used since a sleep last ended, or the first began
+        int64_t busy_read_ns = 0;   // when it was last read
         // Lets simulated time reach the earliest pending sleep's end and
         // answers every sleep that has ended.
-        auto end_sleep = [this, &progress_ns] {
+        auto end_sleep = [this, &busy] {
             if (sleepers_.empty()) return;
             time_ps end = ~time_ps{0};
             for (const auto& s : sleepers_) end = std::min(end, s.second);
@@ -203,18 +207,32 @@ void server::run() {
                 log(&c, "sleep ends");
                 send_reply(c.fd, rp, {});  // (a client that has gone is noticed by poll)
             }
-            progress_ns = clock_ns(CLOCK_MONOTONIC);
+            busy.restart();
+        };
+        auto client_pids = [this] {
+            std::vector<pid_t> pids;
+            for (const auto& c : clients_) pids.push_back(c.pid);
+            return pids;
+        };
+        // Whether the threads have used --busy-limit of CPU time while a
+        // sleep waited (read every kMeterNs: a walk of /proc).
+        auto busy_too_long = [&] {
+            const int64_t now = clock_ns(CLOCK_MONOTONIC);
+            if (now - busy_read_ns < kMeterNs) return false;
+            busy_read_ns = now;
+            busy.observe(run_times(client_pids()));
+            if (busy.ran_ns() < o_.busy_limit_ns) return false;
+            log(nullptr, "threads have run for %.3f s of CPU time and no sleep has ended: the earliest sleep ends",
+                static_cast<double>(busy.ran_ns()) / 1e9);
+            return true;
         };
         // Whether no thread can ask for anything before a sleep ends: no
         // request is waiting, every thread is blocked, and none ran between
         // two looks (a thread may have asked and blocked again meanwhile).
-        auto nothing_runs = [this] {
-            std::vector<pid_t> pids;
+        auto nothing_runs = [this, &client_pids] {
+            const std::vector<pid_t> pids = client_pids();
             std::vector<pollfd> fds = {{listener_.fd(), POLLIN, 0}};
-            for (const auto& c : clients_) {
-                pids.push_back(c.pid);
-                fds.push_back({c.fd, POLLIN, 0});
-            }
+            for (const auto& c : clients_) fds.push_back({c.fd, POLLIN, 0});
             const threads_snapshot first = snapshot(pids);
             if (!first.blocked || ::poll(fds.data(), fds.size(), 0) != 0) return false;
             const threads_snapshot second = snapshot(pids);
@@ -229,13 +247,7 @@ void server::run() {
                 throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
             }
             if (ready == 0) {
-                if (nothing_runs()) {
-                    end_sleep();
-                } else if (clock_ns(CLOCK_MONOTONIC) - progress_ns >= kStuckNs) {
-                    log(nullptr, "threads run, and no sleep has ended for %lld s: the earliest sleep ends",
-                        static_cast<long long>(kStuckNs / 1'000'000'000));
-                    end_sleep();
-                }
+                if (nothing_runs() || busy_too_long()) end_sleep();
                 continue;
             }
             if (fds[0].revents) {
@@ -274,12 +286,8 @@ void server::run() {
             if (rang_) spin_on_channels();  // (more are likely to follow at once)
             rang_ = false;
             if (sleepers_.empty()) {
-                progress_ns = clock_ns(CLOCK_MONOTONIC);
-            } else if (sleepers_.size() == clients_.size() && nothing_runs()) {
-                end_sleep();
-            } else if (clock_ns(CLOCK_MONOTONIC) - progress_ns >= kStuckNs) {
-                log(nullptr, "threads run, and no sleep has ended for %lld s: the earliest sleep ends",
-                    static_cast<long long>(kStuckNs / 1'000'000'000));
+                busy.restart();
+            } else if ((sleepers_.size() == clients_.size() && nothing_runs()) || busy_too_long()) {
                 end_sleep();
             }
             if (o_.exit_when_idle && ever_connected_ && clients_.empty()) {

@@ -50,6 +50,9 @@ private:
 struct serve_options {
     wire::clock_mode clock = wire::clock_mode::virtual_time;
     double wall_scale = 1.0;      // --clock wall=SCALE
+    // --busy-limit: CPU time the software's threads may use, none of them
+    // asleep here, before the earliest sleep ends anyway (server.cpp).
+    uint64_t busy_limit_ns = 10'000'000'000;
     bool exit_when_idle = false;  // stop when the last client has gone
     bool ignore_sigint = false;   // pmonsim exec: the terminal's ^C is for the command
     std::FILE* log = nullptr;     // every access, diagnostic and note; null: none

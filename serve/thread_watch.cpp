@@ -65,6 +65,7 @@ public:
         unsigned long long run = 0, wait = 0, times = 0;
         if (read_small(dir + "/schedstat", buf) > 0) std::sscanf(buf, "%llu %llu %llu", &run, &wait, &times);
         t.times_run = times;
+        t.run_ns = run;
         add_children(dir, t.children);
         return t;
     }
@@ -85,30 +86,28 @@ proc_view& host_proc() {
     return view;
 }
 
-threads_snapshot snapshot(std::vector<pid_t> pids, proc_view& proc) {
-    threads_snapshot out;
+namespace {
+
+// Calls f(tid, task) for every thread of `pids`, of their descendants and of
+// this process's children, each process once, until f returns false.
+//
+// This process's children are read after everything else, and again until
+// they hold none not seen: a process whose parent exits while the tree is
+// read moves here, so one that was not among its old parent's children when
+// they were read is among these (likwid-accessD forks and its parent exits).
+// Read first, they could miss it in both looks.
+template <class F>
+void each_task(std::vector<pid_t> pids, proc_view& proc, F&& f) {
     std::vector<pid_t> seen;
-    // This process's children are read after everything else, and again
-    // until they hold none not seen: a process whose parent exits while the
-    // tree is read moves here, so one that was not among its old parent's
-    // children when they were read is among these (likwid-accessD forks and
-    // its parent exits). Read first, they could miss it in both looks.
-    for (bool more = true; more && out.blocked;) {
-        while (!pids.empty() && out.blocked) {
+    for (bool more = true; more;) {
+        while (!pids.empty()) {
             const pid_t pid = pids.back();
             pids.pop_back();
             if (pid <= 0 || contains(seen, pid)) continue;
             seen.push_back(pid);
             for (const pid_t tid : proc.threads(pid)) {
                 const task_info t = proc.task(pid, tid);
-                // R runs or waits for a CPU; D waits in the kernel (I/O, a
-                // lock during exec) and goes on by itself.
-                if (t.state == 'R' || t.state == 'D') {
-                    out.blocked = false;
-                    break;
-                }
-                out.fingerprint = (out.fingerprint ^ static_cast<uint64_t>(tid)) * 0x100000001b3ull;
-                out.fingerprint = (out.fingerprint ^ t.times_run) * 0x100000001b3ull;
+                if (!f(tid, t)) return;
                 pids.insert(pids.end(), t.children.begin(), t.children.end());
             }
         }
@@ -119,7 +118,47 @@ threads_snapshot snapshot(std::vector<pid_t> pids, proc_view& proc) {
                 more = true;
             }
     }
+}
+
+}  // namespace
+
+threads_snapshot snapshot(std::vector<pid_t> pids, proc_view& proc) {
+    threads_snapshot out;
+    each_task(std::move(pids), proc, [&out](pid_t tid, const task_info& t) {
+        // R runs or waits for a CPU; D waits in the kernel (I/O, a lock
+        // during exec) and goes on by itself.
+        if (t.state == 'R' || t.state == 'D') {
+            out.blocked = false;
+            return false;
+        }
+        out.fingerprint = (out.fingerprint ^ static_cast<uint64_t>(tid)) * 0x100000001b3ull;
+        out.fingerprint = (out.fingerprint ^ t.times_run) * 0x100000001b3ull;
+        return true;
+    });
     return out;
+}
+
+thread_runs run_times(std::vector<pid_t> pids, proc_view& proc) {
+    thread_runs out;
+    each_task(std::move(pids), proc, [&out](pid_t tid, const task_info& t) {
+        if (t.state != 0) out.emplace_back(tid, t.run_ns);  // (0: gone while read)
+        return true;
+    });
+    return out;
+}
+
+void run_meter::observe(const thread_runs& now) {
+    thread_runs sorted = now;
+    std::sort(sorted.begin(), sorted.end());
+    if (started_) {
+        for (const auto& [tid, ns] : sorted) {
+            const auto it = std::lower_bound(last_.begin(), last_.end(), std::make_pair(tid, uint64_t{0}));
+            const uint64_t before = it != last_.end() && it->first == tid ? it->second : 0;
+            ran_ns_ += ns > before ? ns - before : 0;  // (a tid reused by a new thread: less, 0)
+        }
+    }
+    started_ = true;
+    last_.swap(sorted);
 }
 
 }  // namespace pmonsim::serve

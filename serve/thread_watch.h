@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace pmonsim::serve {
@@ -15,6 +16,7 @@ namespace pmonsim::serve {
 struct task_info {
     char state = 0;         // R, S, D, Z, ... (0: gone)
     uint64_t times_run = 0; // how often it has been scheduled (schedstat)
+    uint64_t run_ns = 0;    // time it has run on a CPU (schedstat)
     std::vector<pid_t> children;
 };
 
@@ -39,5 +41,30 @@ struct threads_snapshot {
     uint64_t fingerprint = 0;
 };
 threads_snapshot snapshot(std::vector<pid_t> pids, proc_view& proc = host_proc());
+
+// How long each of the same threads has run on a CPU: {tid, ns}.
+using thread_runs = std::vector<std::pair<pid_t, uint64_t>>;
+thread_runs run_times(std::vector<pid_t> pids, proc_view& proc = host_proc());
+
+// CPU time the watched threads have used since restart(), from successive
+// run_times(): what a thread used between two looks counts, a thread first
+// seen after the first look counts whole (it is new), and a thread that has
+// gone counts no more. Runnable threads that get no CPU (a busy machine) add
+// nothing, unlike wall time.
+class run_meter {
+public:
+    void restart() {
+        last_.clear();
+        started_ = false;
+        ran_ns_ = 0;
+    }
+    void observe(const thread_runs& now);
+    uint64_t ran_ns() const { return ran_ns_; }
+
+private:
+    thread_runs last_;  // sorted by tid
+    bool started_ = false;
+    uint64_t ran_ns_ = 0;
+};
 
 }  // namespace pmonsim::serve

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -28,6 +29,7 @@ public:
         char state = 'S';
         uint64_t times_run = 1;
         std::vector<pid_t> children;
+        uint64_t run_ns = 0;
     };
     std::map<pid_t, process> procs;
     std::vector<pid_t> own;
@@ -46,7 +48,7 @@ public:
     }
     task_info task(pid_t pid, pid_t) override {
         const process& p = procs.at(pid);
-        return {p.state, p.times_run, p.children};
+        return {p.state, p.times_run, p.run_ns, p.children};
     }
     std::vector<pid_t> own_children() override { return own; }
 };
@@ -110,6 +112,40 @@ TEST(ThreadWatch, ClientsOutsideTheTreeAndRepeatsAreReadOnce) {
     EXPECT_EQ(read, (std::multiset<pid_t>{10, 20, 30, 31, 40}));
     proc.procs[40].state = 'R';
     EXPECT_FALSE(snapshot({40}, proc).blocked);
+}
+
+// run_times() reads every thread, running or not (snapshot() stops at
+// the first that runs).
+TEST(ThreadWatch, RunTimesCoverTheWholeTree) {
+    scripted_proc proc = daemon_start();
+    for (auto& [pid, p] : proc.procs) p.run_ns = 1000 * static_cast<uint64_t>(pid);
+    thread_runs runs = run_times({20}, proc);
+    std::sort(runs.begin(), runs.end());
+    EXPECT_EQ(runs, (thread_runs{{10, 10000}, {20, 20000}, {30, 30000}, {31, 31000}}));
+}
+
+// What the clock's fallback counts (server.cpp): CPU used between looks.
+TEST(ThreadWatch, TheRunMeterCountsCpuTimeUsedNotWaitedFor) {
+    run_meter m;
+    m.observe({{1, 500}, {2, 700}});  // the first look: before, nothing counts
+    EXPECT_EQ(m.ran_ns(), 0u);
+    m.observe({{2, 900}, {1, 800}});  // in any order
+    EXPECT_EQ(m.ran_ns(), 500u);
+    // A starved thread (runnable, no CPU) adds nothing; a new one counts
+    // whole; one that has gone (2) no more; a tid reused by a new thread
+    // with less time adds nothing.
+    m.observe({{1, 800}, {3, 40}});
+    EXPECT_EQ(m.ran_ns(), 540u);
+    m.observe({{1, 100}, {3, 40}});
+    EXPECT_EQ(m.ran_ns(), 540u);
+    m.observe({{1, 150}, {3, 50}});
+    EXPECT_EQ(m.ran_ns(), 600u);
+    m.restart();
+    EXPECT_EQ(m.ran_ns(), 0u);
+    m.observe({{1, 5000}});  // a baseline again
+    EXPECT_EQ(m.ran_ns(), 0u);
+    m.observe({{1, 5001}});
+    EXPECT_EQ(m.ran_ns(), 1u);
 }
 
 // --- the host's /proc ----------------------------------------------------------
