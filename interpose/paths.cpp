@@ -98,11 +98,18 @@ bool normalize_path(const char* path, char* out, size_t cap) {
     return true;
 }
 
-bool is_served(const char* p) {
+bool is_served(const char* p, const char* hidden) {
     for (const served_prefix& s : kServed) {
         const size_t n = std::strlen(s.path);
         if (std::strncmp(p, s.path, n) != 0) continue;
         if (p[n] == 0 || (s.how == match::tree && p[n] == '/') || s.how == match::open_ended) return true;
+    }
+    for (const char* h = hidden; *h;) {
+        const char* e = std::strchr(h, '\n');
+        if (!e) return false;  // (an unended entry: the list is cut; the server never sends one)
+        const size_t n = static_cast<size_t>(e - h);
+        if (n > 1 && std::strncmp(p, h, n) == 0 && (p[n] == 0 || p[n] == '/')) return true;
+        h = e + 1;
     }
     return false;
 }

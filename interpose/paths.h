@@ -18,8 +18,11 @@ namespace pmonsim::interpose {
 // in `cap` bytes or the path is not absolute.
 bool normalize_path(const char* path, char* out, size_t cap);
 
-// Whether the normalised absolute path is served (replaced by the model).
-bool is_served(const char* normalized);
+// Whether the normalised absolute path is served (replaced by the model):
+// one of the served prefixes, or at or below one of the `hidden` host
+// directories (absolute paths, each ended by '\n'; wire::machine::hidden),
+// which the served directory does not hold, so they are absent.
+bool is_served(const char* normalized, const char* hidden = "");
 
 // A file whose reads and writes go to the model, by its path relative to the
 // served directory (as the kernel resolves it: symlinks followed).

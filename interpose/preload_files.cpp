@@ -43,7 +43,7 @@ const char* route(int dirfd, const char* path, bool* served = nullptr) {
         if (snprintf(t_path, sizeof t_path, "%s/%s", base, path) >= static_cast<int>(sizeof t_path)) return path;
         abs = t_path;
     }
-    if (!normalize_path(abs, t_norm, sizeof t_norm) || !is_served(t_norm)) return path;
+    if (!normalize_path(abs, t_norm, sizeof t_norm) || !is_served(t_norm, g_machine.hidden)) return path;
     if (snprintf(t_path, sizeof t_path, "%s%s", g_machine.root, t_norm) >= static_cast<int>(sizeof t_path))
         return path;
     if (served) *served = true;

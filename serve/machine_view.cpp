@@ -1,6 +1,5 @@
 #include "serve/machine_view.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <stdexcept>
 
 #include "serve/core_pmu.h"
+#include "serve/host_pmus.h"
 #include "serve/perf_pmu.h"
 
 namespace pmonsim::serve {
@@ -79,27 +79,15 @@ private:
     std::set<std::string> made_;
 };
 
-// The host's perf PMUs other than its core and uncore ones, linked by their
-// real paths (reading them reads the host's kernel: a software event or a
-// kprobe is the host's anyway); without any, the three software types.
+// The host kernel's software PMUs (host_pmus.h), each linked by its real
+// path, or as its type alone where the host has none.
 void link_host_pmus(tree_writer& w) {
-    const std::string dir = "/sys/bus/event_source/devices";
-    bool any = false;
-    if (DIR* d = ::opendir(dir.c_str())) {
-        while (const dirent* e = ::readdir(d)) {
-            const std::string name = e->d_name;
-            if (name[0] == '.' || name == "cpu" || name.rfind("cpu_", 0) == 0 || name.rfind("uncore", 0) == 0)
-                continue;
-            char real[PATH_MAX];
-            if (!::realpath((dir + "/" + name).c_str(), real)) continue;
-            w.link("sys/bus/event_source/devices/" + name, real);
-            any = true;
-        }
-        ::closedir(d);
+    for (const auto& [name, type] : kernel_pmus) {
+        const std::string rel = std::string("sys/bus/event_source/devices/") + name;
+        char real[PATH_MAX];
+        if (::realpath(("/" + rel).c_str(), real)) w.link(rel, real);
+        else w.file(rel + "/type", std::to_string(type) + "\n", 0444);
     }
-    if (any) return;
-    for (const auto& [pmu, type] : {std::pair{"software", 1}, {"tracepoint", 2}, {"breakpoint", 5}})
-        w.file(std::string("sys/bus/event_source/devices/") + pmu + "/type", std::to_string(type) + "\n", 0444);
 }
 
 }  // namespace
@@ -135,7 +123,10 @@ static void write_core_pmu(tree_writer& w) {
 }
 
 machine_view::machine_view(uncore_system& sys, uint64_t tsc_hz)
-    : sys_(sys), id_(pmonsim::describe(sys.config().cpu).identity), tsc_hz_(tsc_hz) {
+    : sys_(sys),
+      id_(pmonsim::describe(sys.config().cpu).identity),
+      tsc_hz_(tsc_hz),
+      hidden_(hidden_host_pmus("/sys/bus/event_source/devices")) {
     const uncore_config& cfg = sys.config();
     const unsigned per = cfg.cpus_per_socket;
     threads_ = per % 2 == 0 ? 2 : 1;
@@ -197,6 +188,11 @@ wire::machine machine_view::describe(const std::string& root) const {
     std::snprintf(m.brand, sizeof m.brand, "%s", id_.brand);
     if (root.size() >= sizeof m.root) throw std::runtime_error("the served machine's directory path is too long");
     std::snprintf(m.root, sizeof m.root, "%s", root.c_str());
+    if (hidden_.size() >= sizeof m.hidden)
+        throw std::runtime_error("the host has more perf PMUs than the served machine can hide (" +
+                                 std::to_string(hidden_.size()) + " bytes of paths, at most " +
+                                 std::to_string(sizeof m.hidden - 1) + ")");
+    std::snprintf(m.hidden, sizeof m.hidden, "%s", hidden_.c_str());
     return m;
 }
 
@@ -396,8 +392,8 @@ void machine_view::write_tree(const std::string& root) const {
     mcfg[9] = static_cast<char>(-sum);  // checksum: the table sums to 0
     w.file("sys/firmware/acpi/tables/MCFG", mcfg, 0400);
 
-    // The kernel's perf PMUs: the host's own (software, tracepoint, kprobe,
-    // ...), except its core and uncore PMUs, which are the machine's; and the
+    // The kernel's perf PMUs: the host kernel's software ones (its hardware
+    // PMUs are hidden: hidden_host_pmus), the machine's core PMU and the
     // uncore driver's boxes (serve/perf_pmu.h), each counted on the first CPU
     // of every socket.
     link_host_pmus(w);

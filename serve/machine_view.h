@@ -69,7 +69,9 @@ private:
     unsigned threads_ = 1, cores_ = 1, smt_shift_ = 0, package_shift_ = 0;
     std::vector<presented_cpu> cpus_;
     std::vector<presented_function> functions_;  // by bdf
+    std::string hidden_;  // hidden_host_pmus() of the host (host_pmus.h)
 };
+
 
 // Linux's formats for CPU sets: "0-7,16-23" and "ffff,00000000".
 std::string cpu_list(const std::vector<unsigned>& cpus);

@@ -12,7 +12,7 @@
 
 namespace pmonsim::wire {
 
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 
 enum class op : uint32_t {
     hello = 1,       // value: the client's tid; first request of a connection
@@ -89,6 +89,9 @@ struct machine {
     uint32_t l3_kb;                // last-level cache per socket
     char brand[48];                // CPUID 0x80000002..4
     char root[512];                // the directory that holds the presented files
+    // The host's own directories the machine hides (absolute, each ended by
+    // '\n'): its hardware perf PMUs, which measure the host, not the machine.
+    char hidden[2048];
 };
 
 }  // namespace pmonsim::wire

@@ -48,6 +48,22 @@ TEST(InterposePaths, ServedPathsAreWholeComponents) {
         EXPECT_FALSE(is_served(p)) << p;
 }
 
+// The host's hardware PMUs the server lists in wire::machine::hidden are
+// served as absent, with everything below them; their neighbours stay the host's.
+TEST(InterposePaths, HiddenHostDirectoriesAreServedAsAbsent) {
+    const char* hidden = "/sys/devices/msr\n/sys/devices/power\n";
+    for (const char* p : {"/sys/devices/power", "/sys/devices/power/type", "/sys/devices/power/events/energy-pkg",
+                          "/sys/devices/msr/format/event"})
+        EXPECT_TRUE(is_served(p, hidden)) << p;
+    for (const char* p : {"/sys/devices/powerx", "/sys/devices/software/type", "/sys/devices/virtual/dmi/id",
+                          "/sys/devices/pow", "/sys"})
+        EXPECT_FALSE(is_served(p, hidden)) << p;
+    EXPECT_FALSE(is_served("/sys/devices/power/type"));  // nothing hidden: the host's
+    // A list cut without its last newline hides what it ended, not the cut entry.
+    EXPECT_TRUE(is_served("/sys/devices/msr", "/sys/devices/msr\n/sys/devices/pow"));
+    EXPECT_FALSE(is_served("/sys/devices/pow", "/sys/devices/msr\n/sys/devices/pow"));
+}
+
 TEST(InterposePaths, LiveFilesAreTheRegisterFiles) {
     live_file f = classify("dev/cpu/17/msr");
     EXPECT_EQ(f.kind, live_file::msr);
