@@ -127,6 +127,11 @@ machine_view::machine_view(uncore_system& sys, uint64_t tsc_hz)
       id_(pmonsim::describe(sys.config().cpu).identity),
       tsc_hz_(tsc_hz),
       hidden_(hidden_host_pmus("/sys/bus/event_source/devices")) {
+    // (Here, so that the server stops before it serves anything.)
+    if (hidden_.size() >= sizeof wire::machine::hidden)
+        throw std::runtime_error("the host has more perf PMUs than the served machine can hide (" +
+                                 std::to_string(hidden_.size()) + " bytes of paths, at most " +
+                                 std::to_string(sizeof wire::machine::hidden - 1) + ")");
     const uncore_config& cfg = sys.config();
     const unsigned per = cfg.cpus_per_socket;
     threads_ = per % 2 == 0 ? 2 : 1;
@@ -188,10 +193,6 @@ wire::machine machine_view::describe(const std::string& root) const {
     std::snprintf(m.brand, sizeof m.brand, "%s", id_.brand);
     if (root.size() >= sizeof m.root) throw std::runtime_error("the served machine's directory path is too long");
     std::snprintf(m.root, sizeof m.root, "%s", root.c_str());
-    if (hidden_.size() >= sizeof m.hidden)
-        throw std::runtime_error("the host has more perf PMUs than the served machine can hide (" +
-                                 std::to_string(hidden_.size()) + " bytes of paths, at most " +
-                                 std::to_string(sizeof m.hidden - 1) + ")");
     std::snprintf(m.hidden, sizeof m.hidden, "%s", hidden_.c_str());
     return m;
 }
