@@ -72,7 +72,6 @@ private:
     std::string hidden_;  // hidden_host_pmus() of the host (host_pmus.h)
 };
 
-
 // Linux's formats for CPU sets: "0-7,16-23" and "ffff,00000000".
 std::string cpu_list(const std::vector<unsigned>& cpus);
 std::string cpu_mask(const std::vector<unsigned>& cpus, unsigned cpu_count);

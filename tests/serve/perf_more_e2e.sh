@@ -59,19 +59,22 @@ timeout 60 "$pmonsim" exec --report none -- sh -c 'ls /sys/bus/event_source/devi
   > "$work/h.out" 2>&1 || { cat "$work/h.out"; fail "the host's software PMU"; }
 for pmu in software tracepoint cpu uncore_ubox uncore_qpi_0; do grep -qx "$pmu" "$work/h.out" || fail "no $pmu PMU listed"; done
 grep -q ',task-clock,' "$work/h.out" || { cat "$work/h.out"; fail "perf stat -e task-clock"; }
-# ... and nothing else of the host's: its hardware PMUs (here: $(ls /sys/bus/event_source/devices | tr '\n' ' '))
-# count the host, so they are neither listed nor found by path.
+# ... and nothing else of the host's: its other PMUs (power, msr, ...) count the
+# host, so they are neither listed nor found by their real paths.
 extra=$(grep -v ',task-clock,' "$work/h.out" | grep -xvE 'software|tracepoint|breakpoint|cpu|uncore_.*' | tr '\n' ' ')
 [ -z "$extra" ] || fail "host PMUs listed beside the machine's: $extra"
+names=() reals=()
 for d in /sys/bus/event_source/devices/*; do
   name=$(basename "$d")
   case $name in software|tracepoint|breakpoint|cpu|uncore_*) continue ;; esac
-  real=$(readlink -f "$d")
-  "$pmonsim" exec --report none -- sh -c "test -e '$real' || test -e '$real/type'" &&
-    fail "the host's $name PMU ($real) is found under exec"
-  checked_hidden="${checked_hidden:-} $name"
+  names+=("$name") reals+=("$(readlink -f "$d")")
 done
-echo "ok: the host's software PMUs beside the machine's, its hardware ones hidden:${checked_hidden:- (the host has none)}"
+if [ ${#reals[@]} -gt 0 ]; then
+  found=$("$pmonsim" exec --report none -- sh -c 'for p; do test -e "$p" && echo "$p"; done; true' sh "${reals[@]}") ||
+    fail "the check of the host's PMU paths did not run"
+  [ -z "$found" ] || fail "host PMUs found under exec: $found"
+fi
+echo "ok: the host's software PMUs beside the machine's, its other ones hidden: ${names[*]:-(the host has none)}"
 
 # 3. A perf killed with its events open: the server goes on, and another perf counts right.
 sock=$work/s
