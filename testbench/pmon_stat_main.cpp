@@ -51,7 +51,7 @@ struct stat_options {
     int socket = -1;
     uncore_config cfg;
     bool cpu_given = false;
-    unsigned threads = parallel::port_team::default_members();  // sim: replay threads (--threads)
+    unsigned threads = replayer::auto_threads;  // sim: replay threads (--threads)
 };
 
 // "1234567" as "1,234,567" (perf's -B, whatever the locale).
@@ -410,10 +410,10 @@ bool parse(int argc, char** argv, stat_options& o) {
         ("socket", po::value(&o.socket), "show only this socket")
         ("cpu", po::value(&cpu), ("sim: " + cpu_names(", ") + " (default " + describe(default_cpu).name + "); hw: override the detected CPU").c_str())
         ("trace", po::value(&o.traces), "sim: QPI packet or event trace (repeatable)")
-        ("threads", po::value(&o.threads)->default_value(o.threads),
-         "sim: threads that replay the QPI ports' packets, each taking whole ports (1: one thread; default: the "
-         "cores there are less the two that read the traces, at least 1); the counts are the same whatever the "
-         "number");
+        ("threads", po::value(&o.threads)->default_value(o.threads, "auto"),
+         "sim: threads that replay, each reading every trace for the boxes it owns (1: one thread; auto: with "
+         "uncompressed binary traces, the cores there are, at most the QPI ports plus 2; else 1); the counts are "
+         "the same whatever the number");
     add_model_options(opts, o.cfg, "sim: ");
     add_progress_options(opts);  // sim: the replay's status line (progress.h)
     add_plot_options(opts);      // --plot FILE (plot.h)
@@ -447,9 +447,9 @@ bool parse(int argc, char** argv, stat_options& o) {
                               "' (a command to count goes after --: pmon-stat -e EVENT -- CMD; --list takes one FILTER)");
         o.list_filter = words[0];
     }
-    if (o.threads == 0 || o.threads > parallel::port_team::max_members)
-        throw event_error("--threads " + std::to_string(o.threads) + ": 1 to " +
-                          std::to_string(parallel::port_team::max_members) + " threads");
+    if ((o.threads == 0 && !vm["threads"].defaulted()) || o.threads > replayer::max_threads)
+        throw event_error("--threads " + std::to_string(o.threads) + ": 1 to " + std::to_string(replayer::max_threads) +
+                        " threads");
     if (vm.count("interval")) o.interval_ms = parse_time_text("-I", interval, 1e-3) * 1e3;
     if (vm.count("duration")) o.duration_s = parse_time_text("--duration", duration, 1.0);
     if (!o.command.empty() && vm.count("duration"))

@@ -44,7 +44,7 @@ struct run_options {
     bool strict = false;
     bool check_first = false;
     unsigned parse_threads = trace::chunked_text_rows::default_workers();
-    unsigned threads = parallel::port_team::default_members();
+    unsigned threads = replayer::auto_threads;
 };
 
 const char* kExample =
@@ -165,10 +165,10 @@ bool parse_options(int argc, char** argv, run_options& o) {
         ("parse-threads", po::value(&o.parse_threads)->default_value(o.parse_threads),
          "threads that parse each text trace of 4 MiB or more, in chunks, during the replay (1: one thread, as "
          "a smaller file; default: the cores there are, at most 4)")
-        ("threads", po::value(&o.threads)->default_value(o.threads),
-         "threads that replay the QPI ports' packets, each taking whole ports (at most one per port; 1: one "
-         "thread; default: the cores there are less the two that read the traces, at least 1); the counts are "
-         "the same whatever the number");
+        ("threads", po::value(&o.threads)->default_value(o.threads, "auto"),
+         "threads that replay, each reading every trace for the boxes it owns (whole QPI ports, then the boxes "
+         "of event rows; 1: one thread; auto: with uncompressed binary traces, the cores there are, at most the "
+         "QPI ports plus 2; else 1); the counts are the same whatever the number");
     add_progress_options(opts);  // the replay's status line (progress.h)
     po::variables_map vm;
     // No positional arguments: a stray word is an error, not silently ignored.
@@ -211,9 +211,9 @@ bool parse_options(int argc, char** argv, run_options& o) {
     if (o.parse_threads == 0 || o.parse_threads > trace::chunked_text_rows::max_workers)
         throw bad_input("--parse-threads " + std::to_string(o.parse_threads) + ": 1 to " +
                         std::to_string(trace::chunked_text_rows::max_workers) + " threads");
-    if (o.threads == 0 || o.threads > parallel::port_team::max_members)
-        throw bad_input("--threads " + std::to_string(o.threads) + ": 1 to " +
-                        std::to_string(parallel::port_team::max_members) + " threads");
+    if ((o.threads == 0 && !vm["threads"].defaulted()) || o.threads > replayer::max_threads)
+        throw bad_input("--threads " + std::to_string(o.threads) + ": 1 to " + std::to_string(replayer::max_threads) +
+                        " threads");
     if (!o.script_file.empty() && vm.count("cycles"))
         throw bad_input("--cycles is for runs without --script; use sleep in the script");
     if (vm.count("vcd-window") && o.vcd_file.empty()) throw bad_input("--vcd-window needs --vcd");

@@ -1,6 +1,5 @@
 #include "replay.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -79,82 +78,15 @@ std::string spool(std::istream& in, const std::string& what,
     return "/proc/self/fd/" + std::to_string(fileno(f));
 }
 
-// A trace file whose bytes are counted as the reader takes them (the status
-// line's "read", progress.h): once per block the reader asks for (64 KiB),
-// on whichever thread reads.
-class counted_file : public std::istream {
-public:
-    counted_file(const std::string& path, std::atomic<uint64_t>& bytes) : std::istream(nullptr), buf_(bytes) {
-        init(&buf_);
-        if (!buf_.open(path, std::ios::in | std::ios::binary)) setstate(std::ios::failbit);
-    }
-
-private:
-    class counting_buf : public std::filebuf {
-    public:
-        explicit counting_buf(std::atomic<uint64_t>& bytes) : bytes_(bytes) {}
-
-    protected:
-        std::streamsize xsgetn(char* s, std::streamsize n) override {
-            const std::streamsize k = std::filebuf::xsgetn(s, n);
-            if (k > 0) bytes_.fetch_add(static_cast<uint64_t>(k), std::memory_order_relaxed);
-            return k;
-        }
-
-    private:
-        std::atomic<uint64_t>& bytes_;
-    } buf_;
-};
-
-// The file type bits of a path, 0 if there is nothing there.
-mode_t file_type(const std::string& path) {
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
-}
-
 }  // namespace
 
 replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, checking when, unsigned parse_threads,
                    unsigned threads)
-    : sys_(sys), ctx_(trace_context_of(sys.config())), route_(describe(sys.config().cpu).packets), when_(when) {
-    for (unsigned s = 0; s < sys.sockets(); ++s) {
-        const std::vector<box_module*> b = sys.socket(s).boxes();
-        // Where each kind's units start (box_index()); the same in every socket.
-        std::array<unsigned, box_kind_count> first{}, units{};
-        for (unsigned i = 0; i < b.size(); ++i) {
-            const unsigned k = static_cast<unsigned>(b[i]->core().spec().kind);
-            if (units[k] == 0) first[k] = i;
-            if (first[k] + units[k] != i)
-                throw std::logic_error("uncore_socket::boxes() does not keep a kind's units together");
-            ++units[k];
-        }
-        if (s > 0 && (b.size() != per_socket_ || first != first_of_ || units != units_of_))
-            throw std::logic_error("the sockets' boxes differ");
-        first_of_ = first;
-        units_of_ = units;
-        per_socket_ = b.size();
-        for (box_module* m : b) boxes_.push_back({m, m->link(), false});
-    }
-    sockets_ = sys.sockets();
-    for (unsigned s = 0; s < sockets_; ++s)
-        for (unsigned p = 0; p < units_of_[static_cast<unsigned>(box_kind::qpi)]; ++p)
-            port_box_.push_back(box_index(s, box_kind::qpi, p));
-    feed_links_.assign(port_box_.size(), nullptr);
-    // Ports on a team of threads: QPI link packets only (a home agent's
-    // requests go to one box per socket).
-    if (threads > 1) switch (route_) {
-            case packet_route::qpi_link: {
-                std::vector<box_module*> ports;
-                for (size_t index : port_box_) ports.push_back(boxes_[index].module);
-                if (ports.size() > 1) team_ = std::make_unique<parallel::port_team>(std::move(ports), threads);
-                break;
-            }
-            case packet_route::home_logic: break;
-        }
+    : sys_(sys), layout_(sys), when_(when) {
     for (const std::string& f : files) {
         if (f == "-") {
             paths_.push_back({spool(std::cin, "standard input", temps_), "<stdin>"});
-        } else if (const mode_t t = file_type(f);
+        } else if (const mode_t t = trace_file_type(f);
                    when_ == checking::before && t != 0 && t != S_IFREG && t != S_IFDIR) {
             std::ifstream in(f, std::ios::binary);  // (unreadable: the check says so, by name)
             paths_.push_back({in ? spool(in, f, temps_) : f, f});
@@ -163,56 +95,20 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
         }
     }
     if (when_ == checking::before) check_all();
+    const bool chosen = threads != auto_threads;
+    if (!chosen) threads = default_threads();
+    // (Each thread opens every trace: a pipe can be read once.)
+    if (!rereadable()) threads = 1;
     try {
-        for (const auto& [path, name] : paths_) {
-            // (A directory opens as a stream that fails on the first read.)
-            if (file_type(path) == S_IFDIR) throw trace::trace_error(name, 0, 0, "cannot open: is a directory");
-            streams_.push_back(std::make_unique<counted_file>(path, bytes_read_));
-            if (!*streams_.back()) {
-                const int err = errno;
-                if (err == EMFILE) {  // (not this file's fault: say whose limit)
-                    fd_limit_hit_ = true;
-                    struct rlimit lim {};
-                    ::getrlimit(RLIMIT_NOFILE, &lim);
-                    throw trace::trace_error(
-                        name, 0, 0,
-                        "cannot open: " + std::string(std::strerror(err)) + " (the " + std::to_string(paths_.size()) +
-                            " traces are read together, one open file each, and the limit of open files is " +
-                            std::to_string(lim.rlim_cur) + ": raise it with ulimit -n)");
-                }
-                throw trace::trace_error(name, 0, 0, "cannot open: " + trace::unreadable_reason(path));
-            }
-            // (A bad header throws here.)
-            readers_.push_back(std::make_unique<trace::trace_reader>(*streams_.back(), name, ctx_));
-            trace::trace_reader& r = *readers_.back();
-            trace::trace_merger& m = r.kind() == trace::trace_kind::packets ? packets_ : events_;
-            const size_t source = m.add(r);
-            // A large text file's rows: parsed on two threads (trace_chunks.h).
-            if (r.format() == trace::trace_format::text && !r.compressed() && parse_threads > 1)
-                if (auto c = trace::chunked_text_rows::open(path, name, ctx_, &bytes_read_, parse_threads)) {
-                    m.read_rows_with(source, *c);
-                    chunks_.push_back(std::move(c));
-                }
+        try {
+            open_shards(threads, parse_threads);
+        } catch (const trace::trace_error&) {
+            // Out of file descriptors with threads the user did not ask for:
+            // one thread, which needs one descriptor per trace, as before.
+            if (!fd_limit_hit_ || chosen || filters_.empty()) throw;
+            fd_limit_hit_ = false;
+            open_shards(1, parse_threads);
         }
-        // The second reading on another core (1.1x faster end to end for every
-        // format on the 2-core machine), in batches large enough that a
-        // hand-over costs nothing next to the records in it: 4096 records for
-        // one or two files. At most 64 Ki records (about 4 MB) are read ahead in
-        // all, so memory stays flat however many files there are.
-        constexpr size_t kAheadRecords = 65536, kDepth = 8;
-        const size_t batch = std::max<size_t>(256, kAheadRecords / kDepth / std::max<size_t>(2, paths_.size()));
-        // Bursts of equal packets in closed form: QPI link packets only.
-        switch (route_) {
-            case packet_route::qpi_link:
-                for (auto& r : readers_)
-                    if (r->kind() == trace::trace_kind::packets) r->keep_bursts();
-                runs_.resize(size_t{sys.sockets()} * ctx_.qpi_ports * 2);
-                break;
-            case packet_route::home_logic: break;
-        }
-        packets_.use_reading_thread(batch, kDepth);
-        events_.use_reading_thread(batch, kDepth);
-        more_ = std::min(packets_.next_time(), events_.next_time()) != ~time_ps{0};
     } catch (const trace::trace_error&) {
         // (A bad first batch, or a later file's header: an earlier file's
         // row may be the error to give.)
@@ -223,22 +119,103 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
     }
 }
 
+void replayer::open_shards(unsigned threads, unsigned parse_threads) {
+    team_.reset();
+    shards_.clear();
+    share_boxes(threads);
+    const unsigned n = filters_.empty() ? 1 : static_cast<unsigned>(filters_.size());
+    // Reading threads of their own while there are cores for them; else
+    // each shard decodes as it posts (on two cores, two shards that decode
+    // are faster than one with reading threads: docs/performance.md).
+    const bool reading_threads = n == 1 || parallel::fork_join::cores() >= 2 * n;
+    for (unsigned k = 0; k < n; ++k) {
+        replay_shard::options opt;
+        opt.reading_thread = reading_threads;
+        opt.parse_threads = n == 1 ? parse_threads : 1;
+        opt.filter = n == 1 ? nullptr : &filters_[k];
+        opt.bytes_read = k == 0 ? &bytes_read_ : nullptr;  // (shard 0 reads every byte)
+        opt.threads = n;
+        shards_.push_back(std::make_unique<replay_shard>(layout_, paths_, opt, fd_limit_hit_));
+    }
+    next_.assign(n, 0);
+    if (n > 1) team_ = std::make_unique<parallel::fork_join>(n);
+    more_ = std::any_of(shards_.begin(), shards_.end(), [](const auto& s) { return s->next_time() != ~time_ps{0}; });
+}
+
+unsigned replayer::default_threads() const {
+    for (const auto& [path, name] : paths_) {
+        if (trace_file_type(path) != S_IFREG) return 1;
+        std::ifstream in(path, std::ios::binary);
+        char magic[4] = {};
+        if (!in.read(magic, sizeof magic) || std::memcmp(magic, "PMON", 4) != 0) return 1;  // (text or compressed)
+    }
+    const size_t ports = layout_.port_box.size();
+    return static_cast<unsigned>(std::min<size_t>(parallel::fork_join::cores(), ports + 2));
+}
+
+void replayer::share_boxes(unsigned n) {
+    const std::vector<replay_layout::box_ref>& boxes = layout_.boxes;
+    owner_.assign(boxes.size(), 0);
+    filters_.clear();
+    // Dealt in turn: the ports (the heaviest: every packet), then the boxes
+    // that take event rows. (A fixed counter's box takes no records.)
+    std::vector<size_t> dealt;
+    switch (layout_.route) {
+        case packet_route::qpi_link: dealt = layout_.port_box; break;
+        case packet_route::home_logic: break;
+    }
+    const cpu_desc& cpu = describe(layout_.ctx.cpu);
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        const box_kind kind = boxes[i].module->core().spec().kind;
+        const box_desc* d = cpu.box(kind);
+        if (!boxes[i].link && d && d->events) dealt.push_back(i);
+    }
+    n = static_cast<unsigned>(std::min<size_t>(n, dealt.size()));
+    if (n <= 1) return;
+    for (size_t j = 0; j < dealt.size(); ++j) owner_[dealt[j]] = static_cast<unsigned>(j % n);
+    // The filters: a record of a box the machine lacks stays with shard 0,
+    // which reports it as one thread would.
+    using trace::record_filter;
+    const unsigned sockets = layout_.sockets;
+    filters_.resize(n);
+    for (unsigned k = 0; k < n; ++k) {
+        record_filter& f = filters_[k];
+        f.packets.assign(record_filter::packet_index(sockets, 0), k == 0);
+        f.events.assign(record_filter::event_index(sockets, box_kind{}, 0), k == 0);
+        for (unsigned s = 0; s < sockets; ++s) {
+            switch (layout_.route) {
+                case packet_route::qpi_link:
+                    for (unsigned p = 0; p < layout_.ctx.qpi_ports; ++p)
+                        f.packets[record_filter::packet_index(s, p)] = owner_[layout_.port_box[layout_.port_ordinal(s, p)]] == k;
+                    break;
+                case packet_route::home_logic: {
+                    const bool mine = owner_[layout_.box_index(s, box_kind::uncore, 0)] == k;
+                    for (unsigned src = 0; src < 256; ++src) f.packets[record_filter::packet_index(s, src)] = mine;
+                    break;
+                }
+            }
+            for (unsigned kind = 0; kind < box_kind_count; ++kind)
+                for (unsigned u = 0; u < layout_.units_of[kind] && u < record_filter::max_units; ++u)
+                    f.events[record_filter::event_index(s, static_cast<box_kind>(kind), u)] =
+                        owner_[layout_.box_index(s, static_cast<box_kind>(kind), u)] == k;
+        }
+    }
+}
+
 void replayer::check_all() {
     for (const auto& [path, name] : paths_) {
         if (const std::string why = trace::unreadable_reason(path); !why.empty())
             throw trace::trace_error(name, 0, 0, "cannot open: " + why);
         // By path: a large file is checked on both cores (trace_validate.cpp).
-        last_ = std::max(last_, trace::validate_trace(path, name, ctx_).last);
+        last_ = std::max(last_, trace::validate_trace(path, name, layout_.ctx).last);
     }
 }
 
 void replayer::finish_checks() {
     if (when_ == checking::before) return;
     if (!error_) {
-        try {  // the records the run did not reach (it ended early, or on another error)
-            for (trace::trace_merger* m : {&packets_, &events_})
-                while (m->next_run(~time_ps{0}).n) {
-                }
+        try {  // the records the run did not reach (shard 0 reads every record)
+            shards_.front()->read_rest();
             return;
         } catch (const trace::trace_error& e) {
             error_ = e;
@@ -253,23 +230,28 @@ void replayer::finish_checks() {
 bool replayer::rereadable() const {
     // (A file that is not there is checked again as well: "cannot open".)
     return std::all_of(paths_.begin(), paths_.end(), [](const auto& p) {
-        const mode_t t = file_type(p.first);
+        const mode_t t = trace_file_type(p.first);
         return t == 0 || t == S_IFREG;
     });
 }
 
 replayer::~replayer() = default;
 
+uint64_t replayer::records() const {
+    uint64_t n = 0;
+    for (const auto& s : shards_) n += s->posted();
+    return n;
+}
+
 time_ps replayer::time_left(time_ps now) const {
     if (more_) {  // records still to post: run to the last one (or the last one read so far)
-        time_ps last =
-            when_ == checking::before ? last_ : std::max(packets_.last_in_hand(), events_.last_in_hand());
-        for (size_t s : open_runs_)  // (a run's last packet is after its record)
-            for (const pending_run& r : runs_[s]) last = std::max(last, run_packet_time(r, r.next + (r.left - 1) * r.spacing));
+        time_ps last = when_ == checking::before ? last_ : 0;
+        for (const auto& s : shards_) last = std::max(last, s->last_pending());
         if (last >= now) return last + 1 - now;
     }
-    time_ps end = end_;  // event runs; packets end where their ports' last flit does
-    for (const box_ref& b : boxes_)
+    time_ps end = 0;  // event runs; packets end where their ports' last flit does
+    for (const auto& s : shards_) end = std::max(end, s->end_of_events());
+    for (const replay_layout::box_ref& b : layout_.boxes)
         if (b.link)
             for (qpi_dir d : {qpi_dir::rx, qpi_dir::tx}) {
                 const cycle_t after = cycle_of_slot(b.link->next_free_slot(d) + slots_per_cycle - 1);
@@ -278,74 +260,29 @@ time_ps replayer::time_left(time_ps now) const {
     return end > now ? end - now : 0;
 }
 
-namespace {
-
-// The reading thread wrote the records on the other core: fetching a few
-// ahead hides that (6 % end to end). The address may lie past the batch (a
-// prefetch never faults), so it is formed as an integer.
-template <class Record>
-void fetch_ahead(const Record* r) {
-    constexpr uintptr_t kAhead = 16 * sizeof(Record);
-    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(r) + kAhead));
-}
-
-}  // namespace
-
 time_ps replayer::post_due(time_ps until) {
-    // Records in place, a run of one file at a time: the packets due, then
-    // the event rows due (see packets_).
-    // (On an error too, no member posts after the replay has stopped; the
-    // error on its way wins over one a member met.)
-    struct drained {
-        parallel::port_team* team;
-        ~drained() noexcept(false) {
-            if (!team) return;
-            if (std::uncaught_exceptions() == 0) {
-                team->drain();
-                return;
+    if (!team_) {
+        next_[0] = shards_[0]->post_due(until);
+        shards_[0]->end_posts();
+    } else {
+        // A box whose sync could raise an overflow message is synced here,
+        // before the shards start: SystemC's messages are this thread's.
+        const time_ps now = now_ps();
+        for (size_t i = 0; i < layout_.boxes.size(); ++i)
+            if (owner_[i] != 0 && replay_layout::message_possible(layout_.boxes[i].module->core(), now)) {
+                layout_.boxes[i].module->begin_posts();
+                presynced_.push_back(i);
             }
-            try {
-                team->drain();
-            } catch (...) {
-            }
-        }
-    } on_exit{team_.get()};
-    for (trace::trace_merger::run r; (r = packets_.next_run(until)).n != 0;) {
-        for (size_t i = 0; i < r.n; ++i) {
-            fetch_ahead(r.packets + i);
-            post_packet(r.packets[i], r.source);
-        }
-        posted_ += r.n;
-        posted_packets_ += r.n;
+        team_->run([this, until](unsigned k) { next_[k] = shards_[k]->post_due(until); });
+        for (size_t i : presynced_)
+            if (!shards_[owner_[i]]->touched(i)) layout_.boxes[i].module->end_posts();
+        presynced_.clear();
+        for (const auto& s : shards_) s->end_posts();
     }
-    if (team_) team_->drain();  // (before the event rows, which may touch a port)
-    for (trace::trace_merger::run r; (r = events_.next_run(until)).n != 0;) {
-        for (size_t i = 0; i < r.n; ++i) {
-            fetch_ahead(r.events + i);
-            post_event(r.events[i]);
-        }
-        posted_ += r.n;
-    }
-    const time_ps next_record = std::min(packets_.next_time(), events_.next_time());
-    if (!open_runs_.empty()) {  // up to the next record, which may share a stream with a run
-        const std::vector<size_t> open = open_runs_;
-        for (size_t s : open) place_runs(s, std::max(until, next_record), 0);
-    }
-    if (team_) team_->drain();
-    end_posts();
-    const time_ps next = std::min(next_record, next_run_packet());
+    const time_ps next = *std::min_element(next_.begin(), next_.end());
     more_ = next != ~time_ps{0};
     if (progress_) poll_progress();
     return next;
-}
-
-void replayer::claim(size_t ordinal) {
-    const size_t index = port_box_[ordinal];
-    box_ref& b = boxes_[index];
-    b.touched = true;
-    touched_list_.push_back(index);
-    if (parallel::port_team::message_possible(b.module->core(), now_ps())) b.module->begin_posts();
-    else team_->sync(ordinal);
 }
 
 void replayer::poll_progress() { progress_->poll(); }
@@ -353,8 +290,10 @@ void replayer::poll_progress() { progress_->poll(); }
 replayer::input_progress replayer::progress() const {
     input_progress p{};
     p.bytes_read = bytes_read_.load(std::memory_order_relaxed);
-    p.packets = posted_packets_;
-    p.events = posted_ - posted_packets_;
+    for (const auto& s : shards_) {
+        p.packets += s->posted_packets();
+        p.events += s->posted() - s->posted_packets();
+    }
     for (const auto& [path, name] : paths_) {
         struct stat st;
         if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -364,118 +303,6 @@ replayer::input_progress replayer::progress() const {
         p.bytes_total += static_cast<uint64_t>(st.st_size);
     }
     return p;
-}
-
-void replayer::begin_posts(size_t index) {
-    box_ref& b = boxes_[index];
-    b.touched = true;
-    touched_list_.push_back(index);
-    b.module->begin_posts();
-}
-
-void replayer::first_to_link(size_t ordinal, qpi_dir dir, cycle_t at, const qpi_packet& p) {
-    if (team_ && !team_->mine(ordinal)) {
-        if (!boxes_[port_box_[ordinal]].touched) claim(ordinal);
-        return team_->add(ordinal, dir, at, p);
-    }
-    qpi_link* l = touch(port_box_[ordinal]).link;
-    feed_links_[ordinal] = l;
-    l->post_packet(dir, at, p);
-}
-
-void replayer::end_posts() {
-    std::fill(feed_links_.begin(), feed_links_.end(), nullptr);
-    for (size_t i : touched_list_) {
-        boxes_[i].touched = false;
-        boxes_[i].module->end_posts();
-    }
-    touched_list_.clear();
-}
-
-void replayer::no_such_box() { throw std::logic_error("replay: a record for a box this machine lacks"); }
-
-void replayer::post_with_runs(const trace::packet_record& p, size_t source, size_t stream) {
-    if (!runs_[stream].empty()) place_runs(stream, p.time, source);
-    if (p.run.repeat > 1) {
-        if (runs_[stream].empty()) open_runs_.push_back(stream);
-        runs_open_ = true;
-        runs_[stream].push_back({p.packet, p.socket, p.port, p.dir, p.cycle, p.run.repeat, p.run.spacing, source});
-        posted_packets_ += p.run.repeat - 1;  // (post_due counts the record)
-        posted_ += p.run.repeat - 1;
-        return;
-    }
-    to_link(p.socket, p.port, p.dir, p.cycle, p.packet);
-}
-
-void replayer::to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t count,
-                       const qpi_packet& p) {
-    if (team_) {
-        const size_t o = port_ordinal(socket, port);
-        if (!team_->mine(o)) {
-            if (!boxes_[port_box_[o]].touched) claim(o);
-            return team_->add_run(o, dir, at, spacing, count, p);
-        }
-    }
-    link_of(socket, port).post_packets(dir, at, spacing, count, p);
-}
-
-time_ps replayer::run_packet_time(const pending_run& r, cycle_t c) const {
-    return boxes_[box_index(r.socket, box_kind::qpi, r.port)].module->core().clock().cycle_start(c);
-}
-
-void replayer::place_runs(size_t stream, time_ps t, size_t ties_below) {
-    std::vector<pending_run>& v = runs_[stream];
-    // Whether a packet of run r at time u comes before time t.
-    auto before = [&](const pending_run& r, time_ps u) { return u < t || (u == t && r.source < ties_below); };
-    while (v.size() > 1) {  // overlapping runs: the earliest packet first (ties: earlier trace, older run)
-        size_t i = 0;
-        for (size_t j = 1; j < v.size(); ++j) {
-            const time_ps tj = run_packet_time(v[j], v[j].next), ti = run_packet_time(v[i], v[i].next);
-            if (tj < ti || (tj == ti && v[j].source < v[i].source)) i = j;
-        }
-        pending_run& r = v[i];
-        if (!before(r, run_packet_time(r, r.next))) return;
-        to_link(r.socket, r.port, r.dir, r.next, r.packet);
-        r.next += r.spacing;
-        if (--r.left == 0) v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-    if (v.empty()) return;
-    pending_run& r = v.front();
-    const clock_domain& clk = boxes_[box_index(r.socket, box_kind::qpi, r.port)].module->core().clock();
-    // Its packets in cycles before `limit`: those that come before t.
-    const bool with_ties = r.source < ties_below;
-    const cycle_t limit = t == ~time_ps{0} ? ~cycle_t{0} : clk.cycles_before(with_ties ? t + 1 : t);
-    const uint64_t n = limit <= r.next ? 0 : std::min(r.left, (limit - r.next - 1) / r.spacing + 1);
-    if (n) {
-        to_link(r.socket, r.port, r.dir, r.next, r.spacing, n, r.packet);
-        r.left -= n;
-        r.next += n * r.spacing;
-    }
-    if (r.left == 0) {
-        v.clear();
-        open_runs_.erase(std::find(open_runs_.begin(), open_runs_.end(), stream));
-        runs_open_ = !open_runs_.empty();
-    }
-}
-
-time_ps replayer::next_run_packet() const {
-    time_ps next = ~time_ps{0};
-    for (size_t s : open_runs_)
-        for (const pending_run& r : runs_[s]) next = std::min(next, run_packet_time(r, r.next));
-    return next;
-}
-
-void replayer::post_request(const trace::packet_record& p) {
-    box_core& core = touch(box_index(p.socket, box_kind::uncore, 0)).module->core();
-    core.post_request(p.cycle, p.source(), addr_match_fields(p.packet, p.addr));
-    end_ = std::max(end_, core.clock().cycle_start(p.cycle + 1));
-}
-
-void replayer::post_event(const trace::event_record& e) {
-    box_core& core = touch(box_index(e.socket, e.kind, e.unit)).module->core();
-    if (e.quals.given) core.post_qualified_run(e.cycle, e.repeat, e.input, e.quals, e.count);
-    else core.post_run(e.cycle, e.repeat, e.input, e.count);
-    end_ = std::max(end_, core.clock().cycle_start(e.cycle + e.repeat));
 }
 
 }  // namespace pmonsim

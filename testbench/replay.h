@@ -7,7 +7,9 @@
 // the error a check beforehand would have given. The second reading
 // (parsing, inflating, decoding) happens on a background thread a few
 // batches ahead of the simulation (batch_pipe.h), so memory stays flat
-// whatever the trace length.
+// whatever the trace length. With several threads the boxes are shared out
+// among them, and each reads every trace for its own boxes' records
+// (replay_shard.h).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -18,7 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "parallel/port_team.h"
+#include "parallel/fork_join.h"
+#include "replay_shard.h"
 #include "sc/uncore_system.h"
 #include "trace/trace_chunks.h"
 #include "trace/trace_reader.h"
@@ -26,8 +29,6 @@
 namespace pmonsim {
 
 class progress_meter;  // progress.h
-
-trace::trace_context trace_context_of(const uncore_config& cfg);
 
 class replayer {
 public:
@@ -41,16 +42,21 @@ public:
         // call finish_checks() before it shows any result of the run.
         while_replaying,
     };
+    // `threads` asks for this: each thread reads every trace for its boxes.
+    static constexpr unsigned auto_threads = 0;
     // Opens the traces ("-" is standard input, read once into a temporary
     // file, as is a pipe given by name when the traces are checked first)
     // and, with checking::before, validates them.
     // `parse_threads`: threads that parse a large text file in chunks
     // (trace_chunks.h; 1: the one reading thread). `threads`: threads that
-    // post the QPI ports' packets and count them, the caller's included
-    // (parallel/port_team.h; at most one per port; 1: the caller alone).
+    // replay, the caller's included, each owning some of the boxes
+    // (replay_shard.h; at most one per box that records drive; 1: the caller
+    // alone; auto_threads: default_threads()).
     replayer(uncore_system& sys, const std::vector<std::string>& files, checking when = checking::before,
              unsigned parse_threads = trace::chunked_text_rows::default_workers(), unsigned threads = 1);
     ~replayer();
+
+    static constexpr unsigned max_threads = parallel::fork_join::max_size;
 
     // With checking::while_replaying, after the run (however it ended):
     // reads what the replay did not, and throws the trace_error that
@@ -69,13 +75,13 @@ public:
             throw;
         }
     }
-    uint64_t records() const { return posted_; }
-    // Threads posting packets (1 when the replay has one thread, or the
-    // machine one QPI port or none).
-    unsigned threads() const { return team_ ? team_->members() : 1; }
+    uint64_t records() const;
+    // Threads replaying (1 when the replay has one thread, or the machine
+    // one box that records drive).
+    unsigned threads() const { return static_cast<unsigned>(shards_.size()); }
     // How far ahead of simulated time the records are best posted, for
     // sim_target's feed: 1 us with one thread; longer with several, so that
-    // handing a feed's packets to the team costs little next to posting them.
+    // starting and joining the threads costs little next to a feed.
     time_ps feed_length() const { return team_ ? 16'000'000 : 1'000'000; }
 
     // A status line of the run (progress.h), polled after each feed; null: none.
@@ -94,31 +100,6 @@ public:
 
 private:
     time_ps post_due(time_ps until);
-    // Places packets on a port's link: here, or by the team member whose
-    // port it is. (Inline: once per packet. The usual packet, for a port
-    // this thread has posted to in the feed, takes one load to find its link.)
-    [[gnu::always_inline]] void to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, const qpi_packet& p) {
-        const size_t o = port_ordinal(socket, port);
-        if (qpi_link* l = feed_links_[o]) [[likely]] {
-            l->post_packet(dir, at, p);
-            return;
-        }
-        first_to_link(o, dir, at, p);
-    }
-    // to_link() for a port that is not in feed_links_: the team member's, or
-    // the first post to it in the feed.
-    [[gnu::noinline]] void first_to_link(size_t ordinal, qpi_dir dir, cycle_t at, const qpi_packet& p);
-    void to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t count,
-                 const qpi_packet& p);
-    // The first post in a feed to a port of another member: the port is
-    // synced to now, by the member or (when that could raise a message) here.
-    void claim(size_t ordinal);
-    // A QPI port's ordinal among the machine's ports (socket, then port).
-    size_t port_ordinal(unsigned socket, unsigned port) const {
-        const unsigned n = units_of_[static_cast<unsigned>(box_kind::qpi)];
-        if ((port >= n) | (socket >= sockets_)) no_such_box();
-        return size_t{socket} * n + port;
-    }
     void poll_progress();
     // Throws the error of the first bad row of the first bad file, checking
     // each file completely in order; returns if every file is good.
@@ -127,121 +108,36 @@ private:
     // spooled, or missing ones): a pipe given by name (`<(zcat t.gz)`) can
     // be read once, so a bad row in it is reported as reading met it.
     bool rereadable() const;
-    // (Inline: once per packet, in post_due()'s loop.) `source`: the trace
-    // it came from (the merger's index).
-    [[gnu::always_inline]] void post_packet(const trace::packet_record& p, size_t source) {
-        switch (route_) {
-            case packet_route::qpi_link: {
-                if ((p.run.repeat != 1) | runs_open_) [[unlikely]]
-                    return post_with_runs(p, source, stream_of(p.socket, p.port, p.dir));
-                to_link(p.socket, p.port, p.dir, p.cycle, p.packet);
-                return;
-            }
-            case packet_route::home_logic: post_request(p); return;
-        }
-    }
-
-    // Run-length bursts (trace_reader::keep_bursts): a burst record becomes
-    // a pending run of its stream, whose packets are placed in closed form
-    // (qpi_link::post_packets) in as few pieces as the other records allow:
-    // before a record of the same stream, the packets that come before it
-    // (at an equal time, those of runs from earlier traces: the merger's
-    // order, and a reader's, which gives a trace's records before its bursts'
-    // later packets); at the end of a feed, every run's packets
-    // up to the next record of any trace (nothing can come between them
-    // then). Runs of one stream that overlap (two traces, or a file not
-    // written by pmonsim) are placed packet by packet in time order while
-    // they do.
-    struct pending_run {
-        qpi_packet packet;
-        uint8_t socket = 0, port = 0;
-        qpi_dir dir = qpi_dir::rx;
-        cycle_t next = 0;   // the cycle of its next packet
-        uint64_t left = 0;  // packets still to place
-        uint64_t spacing = 0;
-        size_t source = 0;
-    };
-    size_t stream_of(unsigned socket, unsigned port, qpi_dir dir) const {
-        return (size_t{socket} * ctx_.qpi_ports + port) * 2 + static_cast<size_t>(dir);
-    }
-    [[gnu::noinline]] void post_with_runs(const trace::packet_record& p, size_t source, size_t stream);
-    // Places the packets of a stream's runs that come before time t: those
-    // before t, and those at t of runs from the traces before `ties_below`
-    // (a record of trace k: k; 0: none).
-    void place_runs(size_t stream, time_ps t, size_t ties_below);
-    time_ps run_packet_time(const pending_run& r, cycle_t c) const;
-    time_ps next_run_packet() const;
-    // A request reaching a socket's home logic: to its uncore box's
-    // address/opcode filter.
-    void post_request(const trace::packet_record& p);
-    void post_event(const trace::event_record& e);
-    // A box of the flat list; `touched`: synced for the current feed.
-    struct box_ref {
-        box_module* module;
-        qpi_link* link;  // null if not a QPI port
-        bool touched;
-    };
-    // The box at `index`, synced for this feed's posts. (Inline: once per
-    // record; the first post to a box in a feed goes out of line.)
-    box_ref& touch(size_t index) {
-        if (index >= boxes_.size()) no_such_box();
-        box_ref& b = boxes_[index];
-        if (!b.touched) begin_posts(index);
-        return b;
-    }
-    // A QPI port's link, synced for this feed's posts.
-    qpi_link& link_of(unsigned socket, unsigned port) { return *touch(box_index(socket, box_kind::qpi, port)).link; }
-    void begin_posts(size_t index);
-    void end_posts();
-    [[noreturn]] static void no_such_box();
-    // Where a box is in boxes_: in its socket (uncore_socket::boxes() order,
-    // a kind's units together), the first box of its kind plus its unit.
-    // (No branch on the kind: event rows of all boxes come mixed.)
-    size_t box_index(unsigned socket, box_kind kind, unsigned unit) const {
-        const unsigned k = static_cast<unsigned>(kind);
-        if (unit >= units_of_[k]) no_such_box();
-        return socket * per_socket_ + first_of_[k] + unit;
-    }
+    // The threads a replay takes by default (auto_threads): when every trace
+    // is an uncompressed binary file, one per core, at most one per QPI port
+    // plus two (each thread decodes every trace, which costs little for
+    // binary records, and a replay usually drives the ports, the UBox and the
+    // R2PCIe: docs/performance.md); else 1 (each thread would parse or
+    // inflate every trace again).
+    unsigned default_threads() const;
+    // Opens the traces for at most `threads` shards (share_boxes()).
+    void open_shards(unsigned threads, unsigned parse_threads);
+    // Shares the boxes out among at most `n` threads (owner_, filters_):
+    // the QPI ports in turn, then the boxes that take event rows.
+    void share_boxes(unsigned n);
 
     uncore_system& sys_;
-    std::vector<box_ref> boxes_;  // every socket's boxes, socket after socket
-    size_t per_socket_ = 0;
-    std::array<unsigned, box_kind_count> first_of_{}, units_of_{};  // by box kind, in a socket
-    std::vector<size_t> touched_list_;
+    replay_layout layout_;
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     std::vector<std::pair<std::string, std::string>> paths_;  // (path to open, name in messages)
-    trace::trace_context ctx_;
-    packet_route route_;
     checking when_;
     std::optional<trace::trace_error> error_;  // the bad row reading met (checking::while_replaying)
-    std::vector<std::unique_ptr<std::istream>> streams_;  // (outlive the mergers, which read them)
-    std::vector<std::unique_ptr<trace::trace_reader>> readers_;
-    // Large text files' rows, parsed on their own threads (outlive the mergers too).
-    std::vector<std::unique_ptr<trace::chunked_text_rows>> chunks_;
-    // Packet traces and event traces merged apart: only packets of one port
-    // and direction depend on their order (the first posted takes the first
-    // free slot); an event row is an additive step that may be posted in any
-    // order before its cycle. So each feed drains the one, then the other, in
-    // long runs, instead of switching at every event row.
-    trace::trace_merger packets_, events_;
-    // The threads posting the QPI ports' packets; null: this one alone.
-    std::unique_ptr<parallel::port_team> team_;
-    std::vector<size_t> port_box_;  // a QPI port's place in boxes_, by ordinal
-    unsigned sockets_ = 0;
-    // By port ordinal: the link of a port this thread has synced and posted
-    // to in the current feed (null: none yet, or a team member's port).
-    std::vector<qpi_link*> feed_links_;
+    std::vector<unsigned> owner_;               // by box: its shard
+    std::vector<trace::record_filter> filters_;  // by shard (none with one shard)
+    std::vector<std::unique_ptr<replay_shard>> shards_;  // shard 0 runs on this thread
+    std::vector<time_ps> next_;                           // by shard: what its last feed returned
+    std::unique_ptr<parallel::fork_join> team_;           // null: one shard
+    std::vector<size_t> presynced_;  // boxes of other shards synced here this feed
     bool more_ = true;  // records left to post
     bool fd_limit_hit_ = false;  // opening the traces ran out of file descriptors
-    time_ps end_ = 0;
     time_ps last_ = 0;  // the last record's time (found by check_all())
-    uint64_t posted_ = 0;
-    uint64_t posted_packets_ = 0;
-    std::vector<std::vector<pending_run>> runs_;  // by stream (socket, port, direction), oldest first
-    std::vector<size_t> open_runs_;               // the streams that have one
-    bool runs_open_ = false;                      // !open_runs_.empty(), for the loop's test
     progress_meter* progress_ = nullptr;
-    // Bytes read from the trace files (by the reading thread; counted per block).
+    // Bytes read from the trace files (by shard 0's reading; counted per block).
     std::atomic<uint64_t> bytes_read_{0};
 };
 

@@ -923,13 +923,7 @@ struct alignas(64) binary_trace_decoder::impl {
     __attribute__((always_inline)) void emit(const cw::packet_key& key, uint64_t v, uint64_t number, packet_record& r) {
         put_record(key, r);
         r.line = static_cast<unsigned>(number);
-        if (unit == time_unit::ps) {
-            r.time = v;
-            r.cycle = qclk.cycles_before(v);
-        } else {
-            r.cycle = v;
-            r.time = qclk.cycle_start(v);
-        }
+        set_time(v, r);
         have_prev = true;
         prev_time = r.time;
         prev_record = number;
@@ -945,39 +939,100 @@ struct alignas(64) binary_trace_decoder::impl {
     std::size_t read_usual(packet_record* out, std::size_t n) {
         if (!compact || requests || !bursts.empty() || have_item || items_done || file_socket >= ctx.sockets)
             return 0;
-        const unsigned char* p = pos;
+        const unsigned char* const from = pos;
         const unsigned char* const stop = end - std::min<std::ptrdiff_t>(end - pos, compact::max_record_bytes);
-        uint64_t t = file_time, number = current;
-        const uint64_t last = last_usual_time, ports = ctx.qpi_ports;
-        const bool ps = unit == time_unit::ps;
-        std::size_t k = 0;
-        for (; k < n && p < stop; ++k, p += 5) {
-            const uint32_t w = ld32(p);
-            const uint64_t next_t = t + p[4];
-            if ((w & cw::flag_bits) | (p[4] & 0x80u) | (next_t < t) | (next_t > last) | (cw::w_port.get(w) >= ports) |
-                (cw::w_ring.get(w) & (cw::w_mc.get(w) != qpi_mc::ndr)))
-                break;
-            t = next_t;
-            packet_record& r = out[k];
-            put_record({w, file_socket, usual_flits[w & 0xFFu]}, r);
-            r.line = static_cast<unsigned>(++number);
-            if (ps) {
-                r.time = t;
-                r.cycle = qclk.cycles_before(t);
-            } else {
-                r.cycle = t;
-                r.time = qclk.cycle_start(t);
-            }
-        }
-        if (k == 0) return 0;
-        pos = p;
-        file_time = t;
-        current = item_number = prev_record = number;
+        const usual_walk u = filter ? read_usual_kept(out, n, stop) : read_usual_all(out, n, stop);
+        if (u.to == from) return 0;
+        pos = u.to;
+        file_time = u.time;
+        current = item_number = prev_record = current + static_cast<uint64_t>(u.to - from) / 5;
         have_prev = true;
-        prev_time = out[k - 1].time;
-        records = emitted += k;
-        return k;
+        prev_time = unit == time_unit::ps ? u.time : qclk.cycle_start(u.time);
+        records = emitted += static_cast<uint64_t>(u.to - from) / 5;
+        return u.kept;
     }
+    struct usual_walk {
+        const unsigned char* to;  // the first record not taken
+        uint64_t time;            // the last taken record's time field
+        std::size_t kept;         // records written
+    };
+    // Whether the usual record at p, after time field t, is one read_usual()
+    // takes (else next() reads it); its time field in `next_t`.
+    __attribute__((always_inline)) bool usual_ok(const unsigned char* p, uint64_t t, uint64_t& next_t) const {
+        const uint32_t w = ld32(p);
+        next_t = t + p[4];
+        return !((w & cw::flag_bits) | (p[4] & 0x80u) | (next_t < t) | (next_t > last_usual_time) |
+                 (cw::w_port.get(w) >= ctx.qpi_ports) | (cw::w_ring.get(w) & (cw::w_mc.get(w) != qpi_mc::ndr)));
+    }
+    // The record of the usual record at p, its time field t and number `number`.
+    __attribute__((always_inline)) void make_usual(const unsigned char* p, uint64_t t, uint64_t number,
+                                                   packet_record& r) const {
+        const uint32_t w = ld32(p);
+        put_record({w, file_socket, usual_flits[w & 0xFFu]}, r);
+        r.line = static_cast<unsigned>(number);
+        set_time(t, r);
+    }
+    // A packet record's time and cycle from its time field v.
+    __attribute__((always_inline)) void set_time(uint64_t v, packet_record& r) const {
+        if (unit == time_unit::ps) {
+            r.time = v;
+            r.cycle = qclk.cycles_before(v);
+        } else {
+            r.cycle = v;
+            r.time = qclk.cycle_start(v);
+        }
+    }
+    // Every record, in one pass.
+    usual_walk read_usual_all(packet_record* out, std::size_t n, const unsigned char* stop) const {
+        const unsigned char* p = pos;
+        uint64_t t = file_time, number = current, next_t;
+        std::size_t k = 0;
+        for (; k < n && p < stop && usual_ok(p, t, next_t); ++k, p += 5) {
+            t = next_t;
+            make_usual(p, t, ++number, out[k]);
+        }
+        return {p, t, k};
+    }
+    // The records of the filter's ports (keep_only), in two passes over a
+    // few hundred at a time: the first checks each record and follows the
+    // time, noting the kept ones without a branch on the port; the second
+    // makes those. (Making every record and writing the dropped ones over
+    // cost a parallel replay's thread as much as posting its own.)
+    usual_walk read_usual_kept(packet_record* out, std::size_t n, const unsigned char* stop) const {
+        std::array<uint8_t, 4> keep{};
+        for (unsigned q = 0; q < keep.size(); ++q) {
+            const std::size_t i = record_filter::packet_index(file_socket, q);
+            keep[q] = i >= filter->packets.size() || filter->packets[i];
+        }
+        constexpr std::size_t kChunk = 256;
+        std::array<uint32_t, kChunk> at;  // the kept records' places (records after pos)
+        std::array<uint64_t, kChunk> times;
+        const unsigned char* p = pos;
+        uint64_t t = file_time, next_t;
+        uint32_t i = 0;  // records taken
+        std::size_t k = 0;
+        bool more = true;
+        while (more && k < n) {
+            const std::size_t room = std::min(kChunk, n - k);
+            std::size_t m = 0;
+            while (m < room) {
+                if (!(p < stop) || !usual_ok(p, t, next_t)) {
+                    more = false;
+                    break;
+                }
+                t = next_t;
+                at[m] = i++;
+                times[m] = t;
+                m += keep[cw::w_port.get(ld32(p))];
+                p += 5;
+            }
+            for (std::size_t j = 0; j < m; ++j) make_usual(pos + 5 * size_t{at[j]}, times[j], current + at[j] + 1, out[k + j]);
+            k += m;
+        }
+        return {p, t, k};
+    }
+    const record_filter* filter = nullptr;  // keep_only()
+    void set_filter(const record_filter* f) { filter = f; }
     // Per the word's low byte (class and opcode): the class's size in flits.
     std::array<uint16_t, 256> usual_flits = [] {
         std::array<uint16_t, 256> f{};
@@ -1200,6 +1255,8 @@ void binary_trace_decoder::keep_bursts() { p_->whole_bursts = p_->compact; }
 bool binary_trace_decoder::next(packet_record& r) { return p_->next(r); }
 bool binary_trace_decoder::next(event_record& r) { return p_->next(r); }
 
+void binary_trace_decoder::keep_only(const record_filter* f) { p_->set_filter(f); }
+
 std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n, std::exception_ptr& error) {
     // Runs of usual version 3 records in one loop; each other record (and
     // each error) through next(), as read_batch() would take it.
@@ -1208,8 +1265,8 @@ std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n, std::e
         k += p_->read_usual(out + k, n - k);
         if (k == n) break;
         const std::size_t got = detail::read_batch(*p_, out + k, 1, error);
-        k += got;
         if (got == 0) break;  // the end, or an error
+        k += !p_->filter || p_->filter->keeps(out[k]);
     }
     return k;
 }

@@ -141,6 +141,9 @@ public:
     // Version 3: bursts whose spacing is a whole number of QCLK cycles within
     // 32 bits come as one record (trace_reader::keep_bursts).
     void keep_bursts();
+    // read() of packets returns only those `f` keeps (null: all); next() is
+    // not filtered (trace_reader filters it).
+    void keep_only(const record_filter* f);
 
 private:
     struct impl;

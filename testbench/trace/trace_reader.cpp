@@ -8,6 +8,7 @@
 #include <array>
 #include <exception>
 #include <fstream>
+#include <type_traits>
 
 #include "desc/printable.h"
 #include "trace/trace_binary.h"
@@ -133,12 +134,32 @@ struct trace_reader::impl {
         std::rethrow_exception(e);
     }
 
+    const record_filter* filter = nullptr;  // keep_only(); null: every record
+
     template <class Record>
     std::size_t read(Record* out, std::size_t n) {
         throw_deferred();
-        const std::size_t k = bin ? bin->read(out, n, deferred) : text->read(out, n, deferred);
-        if (k == 0) throw_deferred();
-        return k;
+        for (;;) {
+            const std::size_t k = bin ? bin->read(out, n, deferred) : text->read(out, n, deferred);
+            if (k == 0) throw_deferred();
+            // (A binary packet trace's decoder keeps only the filter's itself.)
+            if (!filter || k == 0 || (bin && std::is_same_v<Record, packet_record>)) return k;
+            std::size_t kept = 0;
+            for (std::size_t i = 0; i < k; ++i) {
+                if (kept != i) out[kept] = out[i];
+                kept += filter->keeps(out[kept]);
+            }
+            if (kept) return kept;
+            throw_deferred();  // (every record was another box's: read on)
+        }
+    }
+    template <class Record>
+    bool next(Record& r) {
+        throw_deferred();
+        do
+            if (!(bin ? bin->next(r) : text->next(r))) return false;
+        while (filter && !filter->keeps(r));
+        return true;
     }
 
     [[noreturn]] void wrong_kind(trace_kind asked) const {
@@ -165,15 +186,13 @@ uint64_t trace_reader::records() const {
 bool trace_reader::next(packet_record& r) {
     impl& m = *p_;
     if (m.kind != trace_kind::packets) m.wrong_kind(trace_kind::packets);
-    m.throw_deferred();
-    return m.bin ? m.bin->next(r) : m.text->next(r);
+    return m.next(r);
 }
 
 bool trace_reader::next(event_record& r) {
     impl& m = *p_;
     if (m.kind != trace_kind::events) m.wrong_kind(trace_kind::events);
-    m.throw_deferred();
-    return m.bin ? m.bin->next(r) : m.text->next(r);
+    return m.next(r);
 }
 
 bool trace_reader::next(trace_record& r) {
@@ -201,8 +220,14 @@ void trace_reader::keep_bursts() {
     if (p_->bin) p_->bin->keep_bursts();
 }
 
+void trace_reader::keep_only(const record_filter& f) {
+    p_->filter = &f;
+    if (p_->bin) p_->bin->keep_only(&f);
+}
+
 std::size_t trace_reader::skim_packets(std::size_t n, time_ps& first, time_ps& last) {
     if (p_->kind != trace_kind::packets) p_->wrong_kind(trace_kind::packets);
+    if (p_->filter) throw std::logic_error("trace_reader: skim_packets() counts every record: not with keep_only()");
     if (!p_->bin) {
         std::array<packet_record, 256> rows;
         const std::size_t k = p_->read(rows.data(), std::min(n, rows.size()));

@@ -203,6 +203,31 @@ struct event_record {
     request_quals quals;
 };
 
+// Which records a reader returns: a parallel replay's thread reads every
+// trace itself and keeps the records of the boxes it owns (replay.h). Every
+// record is still read and checked; those of other boxes are dropped. An
+// empty table keeps everything of its kind; an index past it is kept.
+struct record_filter {
+    // Packets by socket * 256 + port (a QPI port, or a request's home_src).
+    std::vector<uint8_t> packets;
+    // Event rows by (socket * box_kind_count + kind) * max_units + unit.
+    std::vector<uint8_t> events;
+    static constexpr std::size_t max_units = 64;
+
+    static std::size_t packet_index(unsigned socket, unsigned port) { return std::size_t{socket} * 256 + port; }
+    static std::size_t event_index(unsigned socket, box_kind kind, unsigned unit) {
+        return (std::size_t{socket} * box_kind_count + static_cast<unsigned>(kind)) * max_units + unit;
+    }
+    bool keeps(const packet_record& r) const {
+        const std::size_t i = packet_index(r.socket, r.port);
+        return i >= packets.size() || packets[i];
+    }
+    bool keeps(const event_record& r) const {
+        const std::size_t i = r.unit < max_units ? event_index(r.socket, r.kind, r.unit) : events.size();
+        return i >= events.size() || events[i];
+    }
+};
+
 using trace_record = std::variant<packet_record, event_record>;
 // Inline: the merger and the replayer ask once or twice per record.
 inline time_ps time_of(const trace_record& r) {
@@ -263,6 +288,11 @@ public:
     // records after it only in time. For a replay that places bursts in
     // closed form (replay.h); every other reader sees packets.
     void keep_bursts();
+
+    // From now on, return only the records `f` keeps (read() and next()
+    // alike; the others are read, checked and dropped). `f` must outlive
+    // the reader's reading.
+    void keep_only(const record_filter& f);
 
 private:
     struct impl;

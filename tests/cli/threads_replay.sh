@@ -2,11 +2,13 @@
 # Parallel replay (--threads N) counts exactly what one thread counts: the
 # report, the script's reads and the waveforms are the same bytes for 1 to 6
 # threads, on two sockets of three QPI ports with random traffic (seeds
-# printed), bursts (binary version 3), event rows on the ports, register
-# accesses in the middle of the traffic, and ov_en counters near the wrap
-# whose overflow messages freeze every box; a bad row late in a trace gives
-# the same error and status; pmon-stat's interval counts on the model are the
-# same too; and --threads outside 1..64 is refused.
+# printed), bursts (binary version 3), event rows on the ports and on the
+# UBox and R2PCIe boxes (which other threads own), register accesses in the
+# middle of the traffic, and ov_en counters near the wrap whose overflow
+# messages freeze every box; a bad row late in a trace gives the same error
+# and status; pmon-stat's interval counts on the model are the same too; the
+# default (auto) gives the same report; and --threads outside 1..64 is
+# refused.
 set -euo pipefail
 pmonsim=$1 gen=$2 pmon_stat=$3
 work=$(mktemp -d)
@@ -30,8 +32,14 @@ program() {
             printf 'setpci -s %s:%s.2 a0.L=%08x a4.L=0000ffff\n' $bus $dev $(( 0x100000000 - near ))
         done
     done
+    for bus in 7f ff; do  # R2PCIe: RING_AD_USED.CW, and the same with edge detection
+        echo "setpci -s $bus:13.1 f4.L=00030103"
+        echo "setpci -s $bus:13.1 d8.L=00400307 dc.L=01440307"
+    done
+    echo "wrmsr 0xc10 0x00400044"  # socket 0's UBox: LOCK_CYCLES
     for bus in 7f ff; do
         for dev in 08 09 18; do echo "setpci -s $bus:$dev.2 f4.L=00030000"; done
+        echo "setpci -s $bus:13.1 f4.L=00030000"
     done
     echo "wrmsr 0xc00 0x20000000"
 }
@@ -61,12 +69,18 @@ for round in 1 2 3; do
         for (c = 0; c < 200000; c += 1 + int(rand() * 400))
             printf "%d,%d,qpi%d,L1_POWER_CYCLES,1,%d\n", c, int(rand() * 2), int(rand() * 3), 1 + int(rand() * 300) }' \
         > "$work/e.csv"
+    # UBox and R2PCIe rows of both sockets (UCLK cycles: a file of their own).
+    awk -v seed=$s 'BEGIN { srand(seed + 1); print "cycle,socket,box,event,umask,count,repeat"
+        for (c = 0; c < 100000; c += 1 + int(rand() * 200))
+            if (rand() < 0.5) printf "%d,%d,r2pcie,RING_AD_USED,CW_VR0_EVEN,1,%d\n", c, int(rand() * 2), 1 + int(rand() * 150)
+            else printf "%d,%d,ubox,LOCK_CYCLES,,1,%d\n", c, int(rand() * 2), 1 + int(rand() * 150) }' \
+        > "$work/u.csv"
     program $(( 2000 + round * 3000 )) > "$work/program.sh"
     script $(( 2000 + round * 3000 )) > "$work/script.sh"
     for t in 1 2 3 4 6; do
-        "$pmonsim" "${machine[@]}" --threads $t --trace "$work/a.csv" --trace "$work/b.bin" --trace "$work/e.csv" \
+        "$pmonsim" "${machine[@]}" --threads $t --trace "$work/a.csv" --trace "$work/b.bin" --trace "$work/e.csv" --trace "$work/u.csv" \
             --program "$work/program.sh" --report csv --report-file "$work/p$t.csv"
-        "$pmonsim" "${machine[@]}" --threads $t --trace "$work/a.csv" --trace "$work/b.bin" --trace "$work/e.csv" \
+        "$pmonsim" "${machine[@]}" --threads $t --trace "$work/a.csv" --trace "$work/b.bin" --trace "$work/e.csv" --trace "$work/u.csv" \
             --script "$work/script.sh" --report csv --report-file "$work/s$t.csv" > "$work/s$t.out"
         if [ $t != 1 ]; then
             cmp -s "$work/p1.csv" "$work/p$t.csv" || { diff "$work/p1.csv" "$work/p$t.csv" | head; fail "round $round: --program report, $t threads"; }
@@ -74,6 +88,12 @@ for round in 1 2 3; do
             cmp -s "$work/s1.out" "$work/s$t.out" || { diff "$work/s1.out" "$work/s$t.out" | head; fail "round $round: the script's reads, $t threads"; }
         fi
     done
+    # Binary traces: the default (a thread per core, with 2 or more cores)
+    # gives the same report.
+    for f in a e u; do "$pmonsim" convert "${machine[@]}" "$work/$f.csv" "$work/$f-c.bin" > /dev/null; done
+    "$pmonsim" "${machine[@]}" --trace "$work/a-c.bin" --trace "$work/b.bin" --trace "$work/e-c.bin" \
+        --trace "$work/u-c.bin" --program "$work/program.sh" --report csv --report-file "$work/pauto.csv"
+    cmp -s "$work/p1.csv" "$work/pauto.csv" || { diff "$work/p1.csv" "$work/pauto.csv" | head; fail "round $round: the default threads, binary traces"; }
     # The runs did what the test is about: every port counted, an overflow
     # message froze the boxes, and the event rows counted.
     for sock in 0 1; do
@@ -87,6 +107,12 @@ for round in 1 2 3; do
         || fail "round $round: no overflow message froze the boxes"
     awk -F, '$2 ~ /^qpi/ && $5 == "L1_POWER_CYCLES" && $6 > 0 { ok = 1 } END { exit !ok }' "$work/p1.csv" \
         || fail "round $round: the event rows counted nothing"
+    for sock in 0 1; do
+        awk -F, -v s=$sock '$1 == s && $2 == "r2pcie" && $3 == 0 && $6 > 100 { ok = 1 } END { exit !ok }' "$work/p1.csv" \
+            || fail "round $round: socket $sock's R2PCIe counted little"
+    done
+    awk -F, '$1 == 0 && $2 == "ubox" && $3 == 0 && $6 > 100 { ok = 1 } END { exit !ok }' "$work/p1.csv" \
+        || fail "round $round: the UBox counted little"
 done
 
 # Waveforms: the same dump (it has no date line), byte for byte.

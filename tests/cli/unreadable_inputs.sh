@@ -6,7 +6,9 @@
 #    read as empty);
 #  - a missing file: the system's reason;
 #  - a NUL byte in a script or a trace: shown as \x00, the message whole;
-#  - more traces than open files allowed: the limit, not a good file, blamed;
+#  - more traces than open files allowed: the limit, not a good file, blamed
+#    (with several replay threads, each opens every trace: the default
+#    falls back to one thread, and --threads asked for says so);
 #  - endless input (/dev/zero) as a script, program, configuration or piped
 #    trace: a bounded read and an error at once (item 7), not gigabytes
 #    read or copied first.
@@ -47,6 +49,22 @@ for f in "$work"/p*.csv; do args+=(--trace "$f"); done
 grep -qF "Too many open files (the 80 traces are read together, one open file each, and the limit of open files is 40: raise it with ulimit -n)" \
   "$work/err" || fail "fd limit: $(cat "$work/err")"
 echo "ok: fd limit"
+# Binary traces are replayed by one thread per core by default, each with its
+# own open file per trace: out of descriptors, the default falls back to one
+# thread (the same report); --threads asked for says why it cannot.
+mkdir "$work/bin"
+for i in $(seq 100 111); do "$pmonsim" convert "$work/p$i.csv" "$work/bin/p$i.bin" > /dev/null; done
+bargs=()
+for f in "$work"/bin/p*.bin; do bargs+=(--trace "$f"); done
+"$pmonsim" "${bargs[@]}" --threads 1 --report csv > "$work/fd1.csv"
+(ulimit -n 22 && "$pmonsim" "${bargs[@]}" --report csv > "$work/fdauto.csv" 2> "$work/fdauto.err"; echo $? > "$work/rc")
+[ "$(cat "$work/rc")" = 0 ] || fail "fd limit, default threads: exit $(cat "$work/rc"): $(cat "$work/fdauto.err")"
+cmp -s "$work/fd1.csv" "$work/fdauto.csv" || fail "fd limit, default threads: another report"
+(ulimit -n 22 && "$pmonsim" "${bargs[@]}" --threads 2 --report csv > "$work/out" 2> "$work/err"; echo $? > "$work/rc")
+[ "$(cat "$work/rc")" = 2 ] || fail "fd limit, --threads 2: exit $(cat "$work/rc")"
+grep -qF "Too many open files (the 12 traces are read together, one open file each for each of the 2 replay threads, and the limit of open files is 22: raise it with ulimit -n, or use fewer --threads)" \
+  "$work/err" || fail "fd limit, --threads 2: $(cat "$work/err")"
+echo "ok: fd limit with threads"
 expect convert_dir "$work/dir: cannot open the file: is a directory" convert "$work/dir" "$work/x.bin"
 [ ! -e "$work/x.bin" ] || fail "convert_dir: made an output"
 

@@ -1,14 +1,22 @@
-// Parallel replay (replayer with threads > 1, parallel/port_team.h): the
-// ports of other members are posted by their threads, and what they count
-// is what the packets hold. (That the counts equal one thread's, bit for
-// bit, on random traffic with bursts, event rows, register accesses and
-// overflow freezes: tests/cli/threads_replay.sh.)
+// Parallel replay (replayer with threads > 1, replay_shard.h): each thread
+// reads the trace for the ports it owns and posts them, and what they count
+// is what the packets hold; the threads' steps (parallel/fork_join.h). (That
+// the counts equal one thread's, bit for bit, on random traffic with bursts,
+// event rows, register accesses and overflow freezes:
+// tests/cli/threads_replay.sh.)
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
 
+#include <atomic>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "parallel/fork_join.h"
 #include "replay.h"
 #include "sc/sc_harness.h"
 #include "sim_target.h"
@@ -25,7 +33,7 @@ uint64_t read_ctr(uncore_system& s, unsigned dev, unsigned i) {
     return (hi << 32) | lo;
 }
 
-TEST(ParallelReplay, EachMemberCountsItsPortsPackets) {
+TEST(ParallelReplay, EachThreadCountsItsPortsPackets) {
     uncore_config cfg;  // ivb-ep, 1 GHz QCLK
     cfg.qpi_ports = 3;
     uncore_system sys("sys", cfg);
@@ -44,7 +52,7 @@ TEST(ParallelReplay, EachMemberCountsItsPortsPackets) {
         ASSERT_TRUE(out.good());
     }
     replayer rep(sys, {file}, replayer::checking::before, 1, 3);
-    EXPECT_EQ(rep.threads(), 3u);  // the caller and two members, one port each
+    EXPECT_EQ(rep.threads(), 3u);  // the caller and two more, one port each
     EXPECT_GT(rep.feed_length(), time_ps{1'000'000});
     test::run_script([&] {
         sim_target t(sys, [&](time_ps until) { return rep.feed(until); }, rep.feed_length());
@@ -64,6 +72,44 @@ TEST(ParallelReplay, EachMemberCountsItsPortsPackets) {
         EXPECT_EQ(read_ctr(sys, kDev[p], 2), kPackets);      // one flit per NDR
     }
     std::remove(file.c_str());
+}
+
+// Each step runs every part once, part 0 on the caller's thread and the
+// others on threads of their own; a part's exception comes back from run()
+// (the first part's, by number, when several throw) once every part is done,
+// and the next step runs as usual.
+TEST(ForkJoin, RunsEveryPartOnceAndRethrowsTheFirstError) {
+    parallel::fork_join team(4);
+    ASSERT_EQ(team.size(), 4u);
+    for (int step = 0; step < 200; ++step) {
+        std::vector<std::atomic<int>> runs(4);
+        std::vector<std::thread::id> ids(4);
+        team.run([&](unsigned k) {
+            ids[k] = std::this_thread::get_id();
+            ++runs[k];
+        });
+        for (unsigned k = 0; k < 4; ++k) EXPECT_EQ(runs[k].load(), 1) << step << " part " << k;
+        EXPECT_EQ(ids[0], std::this_thread::get_id());
+        EXPECT_EQ(std::set<std::thread::id>(ids.begin(), ids.end()).size(), 4u);
+    }
+    std::atomic<int> done{0};
+    try {
+        team.run([&](unsigned k) {
+            ++done;
+            if (k == 3) throw std::runtime_error("part 3");
+            if (k == 2) throw std::runtime_error("part 2");
+        });
+        FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "part 2");
+    }
+    EXPECT_EQ(done.load(), 4);
+    std::atomic<int> after{0};
+    team.run([&](unsigned) { ++after; });  // (the error is not thrown again)
+    EXPECT_EQ(after.load(), 4);
+    parallel::fork_join alone(1);
+    EXPECT_EQ(alone.size(), 1u);
+    EXPECT_THROW(alone.run([](unsigned) { throw std::logic_error("part 0"); }), std::logic_error);
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 //   - text rows in one pass (fast_packet / fast_event and the event cache)
 //     against the general parser, on generated traces with every spelling the
 //     formats allow and with bad rows (same records, same errors);
-//   - trace_reader::read() against next(), errors included;
+//   - trace_reader::read() against next(), errors included, and with
+//     keep_only() against reading everything;
 //   - the batched merger against a reference merger with one pending record
 //     per source, including where an error surfaces.
 #include <gtest/gtest.h>
@@ -868,6 +869,99 @@ TEST(TraceReaderRead, CompactRecordsInBatchesGiveNextsRecordsAndErrors) {
             }
         }
     }
+}
+
+// Every record of `r` as text (next() when batch is 0, else read() in
+// batches), and up to two errors in their places: with `filtered`, read
+// with keep_only(f); else every record is read and those f drops are left
+// out here.
+template <class Record, class Show>
+std::vector<std::string> read_filtered(trace_reader& r, std::size_t batch, const record_filter& f, bool filtered,
+                                       Show show_record) {
+    if (filtered) r.keep_only(f);
+    std::vector<Record> rows(std::max<std::size_t>(batch, 1));
+    std::vector<std::string> got;
+    for (int errors = 0; errors < 2;) {
+        try {
+            const std::size_t n = batch == 0 ? (r.next(rows[0]) ? 1 : 0) : r.read(rows.data(), batch);
+            if (n == 0) break;
+            for (std::size_t i = 0; i < n; ++i)
+                if (filtered || f.keeps(rows[i])) got.push_back(show_record(rows[i]));
+        } catch (const trace_error& e) {
+            got.push_back(std::string("error ") + e.what());
+            ++errors;
+        }
+    }
+    return got;
+}
+
+// keep_only() (a parallel replay's thread, replay_shard.h): exactly the
+// records the filter keeps, in order, and every error where reading them all
+// meets it, whether read() in batches of any size or next(); version 3's
+// fast loop, with bursts, socket changes and bad records.
+TEST(TraceReaderRead, KeepOnlyGivesTheFilteredRecordsAndEveryError) {
+    const trace_context ctx = ctx_of(2, 2);
+    std::mt19937 rng(23);
+    for (int round = 0; round < 16; ++round) {
+        const bool cycles = round % 2 == 0, bad = round % 3 != 0, bursts_whole = round % 4 < 2;
+        const std::string file = random_compact_trace(rng, cycles, bad, ctx);
+        record_filter f;
+        f.packets.assign(record_filter::packet_index(ctx.sockets, 0), 0);
+        for (unsigned s = 0; s < ctx.sockets; ++s)
+            for (unsigned q = 0; q < ctx.qpi_ports; ++q) f.packets[record_filter::packet_index(s, q)] = rng() % 2;
+        f.packets[record_filter::packet_index(0, 0)] = 1;  // (some kept, some not)
+        f.packets[record_filter::packet_index(0, 1)] = 0;
+        // What reading gives: with the filter, or every record with those the
+        // filter drops left out here.
+        auto read_all = [&](std::size_t batch, bool filtered) {
+            std::istringstream in(file);
+            trace_reader r(in, "c.bin", ctx);
+            if (bursts_whole) r.keep_bursts();
+            return read_filtered<packet_record>(r, batch, f, filtered, [](const packet_record& p) {
+                return show(p) + " run " + std::to_string(p.run.repeat) + "/" + std::to_string(p.run.spacing);
+            });
+        };
+        const std::vector<std::string> want = read_all(0, false);
+        ASSERT_GT(want.size(), bad ? 0u : 5000u) << round;
+        for (std::size_t batch : {0u, 1u, 7u, 256u, 4096u}) {
+            const std::vector<std::string> got = read_all(batch, true);
+            const auto diff = std::mismatch(got.begin(), got.end(), want.begin(), want.end());
+            ASSERT_TRUE(diff.first == got.end() && diff.second == want.end())
+                << round << " batch " << batch << ": keep_only " << (diff.first == got.end() ? "(end)" : *diff.first)
+                << "; all, filtered after " << (diff.second == want.end() ? "(end)" : *diff.second);
+        }
+    }
+}
+
+// keep_only() of event rows (and of text traces: the reader's own pass over
+// each batch): the rows of the kept boxes, and a bad row's error in its place.
+TEST(TraceReaderRead, KeepOnlyGivesTheKeptBoxesEventRows) {
+    const trace_context ctx = ctx_of(2, 2);
+    std::ostringstream text;
+    text << "time,socket,box,event,umask,count,repeat\n";
+    const char* boxes[] = {"ubox", "r2pcie", "qpi0", "qpi1"};
+    const char* events[] = {"LOCK_CYCLES,", "RING_AD_USED,CW_VR0_EVEN", "L1_POWER_CYCLES,", "L1_POWER_CYCLES,"};
+    for (unsigned i = 0; i < 3000; ++i) {
+        if (i == 2500) text << i * 3000 << ",0,qpi7,L1_POWER_CYCLES,,1,1\n";  // (no such box)
+        text << i * 3000 << ',' << (i / 7) % 2 << ',' << boxes[i % 4] << ',' << events[i % 4] << ",1," << 1 + i % 5 << '\n';
+    }
+    record_filter f;  // socket 0's UBox and port 1, socket 1's R2PCIe
+    f.events.assign(record_filter::event_index(ctx.sockets, box_kind{}, 0), 0);
+    f.events[record_filter::event_index(0, box_kind::ubox, 0)] = 1;
+    f.events[record_filter::event_index(0, box_kind::qpi, 1)] = 1;
+    f.events[record_filter::event_index(1, box_kind::r2pcie, 0)] = 1;
+    auto read_all = [&](std::size_t batch, bool filtered) {
+        std::istringstream in(text.str());
+        trace_reader r(in, "e.csv", ctx);
+        return read_filtered<event_record>(r, batch, f, filtered, [](const event_record& e) { return show(e); });
+    };
+    const std::vector<std::string> want = read_all(0, false);
+    ASSERT_EQ(std::count_if(want.begin(), want.end(), [](const std::string& l) { return l.rfind("error ", 0) == 0; }),
+              1);
+    // 3 of the 8 boxes, about 3000 * 3 / 8 rows before and after the error.
+    ASSERT_GT(want.size(), 1000u);
+    ASSERT_LT(want.size(), 1300u);
+    for (std::size_t batch : {0u, 1u, 5u, 256u}) EXPECT_EQ(read_all(batch, true), want) << "batch " << batch;
 }
 
 // ---------------------------------------------------------------------------
