@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sched.h>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -392,12 +393,27 @@ std::string self_exe() {
     return buf;
 }
 
-pid_t launch(const std::string& exe, const Manifest& m, Job& job) {
+// The replay threads of each run when `jobs` run at once: the cores shared
+// out, so that runs that each take every core (pmonsim's default for binary
+// traces) do not crowd them; 0 (pmonsim's default) for one run at a time or
+// when the manifest sets `threads`.
+unsigned threads_per_run(const Manifest& m, unsigned jobs) {
+    if (jobs <= 1) return 0;
+    for (const auto& o : m.options)
+        if (o.first == "threads") return 0;
+    cpu_set_t set;
+    const int cores = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return std::max(1u, static_cast<unsigned>(std::max(cores, 1)) / jobs);
+}
+
+pid_t launch(const std::string& exe, const Manifest& m, Job& job, unsigned threads) {
     std::vector<std::string> args;
-    if (job.run.command.empty())
+    if (job.run.command.empty()) {
         args = {exe,           "--cpu", job.run.cpu,     "--trace",       job.run.trace_path,
                 "--" + m.scripts_as,    job.run.script_path, "--report", "json",
                 "--report-file", job.rep, "--no-progress"};
+        if (threads) args.insert(args.end(), {"--threads", std::to_string(threads)});
+    }
     else  // pmonsim exec --cpu C --trace T --report json --report-file R [options] -- ARGV...
         args = {exe, "exec", "--cpu", job.run.cpu, "--trace", job.run.trace_path,
                 "--report", "json", "--report-file", job.rep};
@@ -757,6 +773,7 @@ int sweep_main(int argc, char** argv) {
         if (!::mkdtemp(dbuf.data()) && !::mkdtemp(tmpl)) throw std::runtime_error("cannot create a temporary folder");
         std::string work = dbuf.data();
         const std::string exe = self_exe();
+        const unsigned threads = threads_per_run(m, jobs);
         std::map<pid_t, Job> running;
         size_t next = 0;
         while (next < todo.size() || !running.empty()) {
@@ -767,7 +784,7 @@ int sweep_main(int argc, char** argv) {
                 job.out = base + ".out";
                 job.err = base + ".err";
                 job.rep = base + ".json";
-                pid_t pid = launch(exe, m, job);
+                pid_t pid = launch(exe, m, job, threads);
                 if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
                 running.emplace(pid, job);
                 ++next;

@@ -82,7 +82,7 @@ std::string spool(std::istream& in, const std::string& what,
 
 replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, checking when, unsigned parse_threads,
                    unsigned threads)
-    : sys_(sys), layout_(sys), when_(when) {
+    : layout_(sys), when_(when) {
     for (const std::string& f : files) {
         if (f == "-") {
             paths_.push_back({spool(std::cin, "standard input", temps_), "<stdin>"});

@@ -121,7 +121,6 @@ private:
     // the QPI ports in turn, then the boxes that take event rows.
     void share_boxes(unsigned n);
 
-    uncore_system& sys_;
     replay_layout layout_;
     std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> temps_;
     std::vector<std::pair<std::string, std::string>> paths_;  // (path to open, name in messages)

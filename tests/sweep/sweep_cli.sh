@@ -158,9 +158,11 @@ failing)
  "scripts": ["$src/tests/cli/inputs/bad_script.sh", "$t/drs_data_transfer/program.sh", "$src/tests/cli/inputs/failing_access.sh"],
  "cpus": ["ivb-ep"], "scripts_as": "program"}
 JSON
-  # A stand-in for pmonsim that crashes (SIGSEGV) on the snoop_storm trace.
+  # A stand-in for pmonsim that crashes (SIGSEGV) on the snoop_storm trace,
+  # and notes each run's --threads (the cores shared out between the 2 jobs).
   cat >"$tmp/crashy" <<SH
 #!/bin/bash
+echo "\$*" | grep -o -- '--threads [0-9]*' >> "$tmp/threads"
 case "\$*" in *snoop_storm*bad_script*) echo "about to crash" >&2; kill -SEGV \$\$ ;; esac
 exec "$pmonsim" "\$@"
 SH
@@ -168,6 +170,9 @@ SH
   PMONSIM_SWEEP_EXE=$tmp/crashy "$pmonsim" sweep "$tmp/m.json" --jobs 2 --out "$tmp/f.jsonl" --junit "$tmp/f.xml" 2>"$tmp/sum"
   [ $? = 3 ] || fail "exit status, expected 3"
   [ "$(wc -l <"$tmp/f.jsonl")" = 6 ] || fail "not every run recorded"
+  want=$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))
+  [ "$(sort -u "$tmp/threads")" = "--threads $want" ] && [ "$(wc -l <"$tmp/threads")" = 6 ] \
+    || fail "each run's threads with --jobs 2: $(sort "$tmp/threads" | uniq -c)"
   bad="ivb-ep|$t/drs_data_transfer/packets.csv|$src/tests/cli/inputs/bad_script.sh"
   [ "$(field "$tmp/f.jsonl" "$bad" exit_status)" = 2 ] || fail "bad script exit status"
   field "$tmp/f.jsonl" "$bad" error | grep -q "bad_script.sh:3: wrmsr" || fail "bad script error: $(field "$tmp/f.jsonl" "$bad" error)"
