@@ -126,6 +126,9 @@ private:
     std::vector<std::pair<std::string, std::string>> paths_;  // (path to open, name in messages)
     checking when_;
     std::optional<trace::trace_error> error_;  // the bad row reading met (checking::while_replaying)
+    // Bytes read from the trace files (by shard 0's reading, counted per
+    // block; before the shards, which count into it until they go).
+    std::atomic<uint64_t> bytes_read_{0};
     std::vector<unsigned> owner_;               // by box: its shard
     std::vector<trace::record_filter> filters_;  // by shard (none with one shard)
     std::vector<std::unique_ptr<replay_shard>> shards_;  // shard 0 runs on this thread
@@ -136,8 +139,6 @@ private:
     bool fd_limit_hit_ = false;  // opening the traces ran out of file descriptors
     time_ps last_ = 0;  // the last record's time (found by check_all())
     progress_meter* progress_ = nullptr;
-    // Bytes read from the trace files (by shard 0's reading; counted per block).
-    std::atomic<uint64_t> bytes_read_{0};
 };
 
 }  // namespace pmonsim

@@ -1272,7 +1272,14 @@ std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n, std::e
 }
 
 std::size_t binary_trace_decoder::read(event_record* out, std::size_t n, std::exception_ptr& error) {
-    return detail::read_batch(*p_, out, n, error);
+    if (!p_->filter) return detail::read_batch(*p_, out, n, error);
+    std::size_t k = 0;  // (a row of another box is written over by the next)
+    try {
+        while (k < n && p_->next(out[k])) k += p_->filter->keeps(out[k]);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    return k;
 }
 
 std::size_t binary_trace_decoder::check_packets(std::size_t n, time_ps& first, time_ps& last,

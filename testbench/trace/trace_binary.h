@@ -141,8 +141,8 @@ public:
     // Version 3: bursts whose spacing is a whole number of QCLK cycles within
     // 32 bits come as one record (trace_reader::keep_bursts).
     void keep_bursts();
-    // read() of packets returns only those `f` keeps (null: all); next() is
-    // not filtered (trace_reader filters it).
+    // read() returns only the records `f` keeps (null: all); next() is not
+    // filtered (trace_reader filters it).
     void keep_only(const record_filter* f);
 
 private:

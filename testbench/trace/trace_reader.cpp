@@ -8,7 +8,6 @@
 #include <array>
 #include <exception>
 #include <fstream>
-#include <type_traits>
 
 #include "desc/printable.h"
 #include "trace/trace_binary.h"
@@ -142,8 +141,8 @@ struct trace_reader::impl {
         for (;;) {
             const std::size_t k = bin ? bin->read(out, n, deferred) : text->read(out, n, deferred);
             if (k == 0) throw_deferred();
-            // (A binary packet trace's decoder keeps only the filter's itself.)
-            if (!filter || k == 0 || (bin && std::is_same_v<Record, packet_record>)) return k;
+            // (A binary trace's decoder keeps only the filter's records itself.)
+            if (!filter || k == 0 || bin) return k;
             std::size_t kept = 0;
             for (std::size_t i = 0; i < k; ++i) {
                 if (kept != i) out[kept] = out[i];
