@@ -1,19 +1,106 @@
 // libFuzzer harness: the input as the records of a binary trace behind a valid
 // header (packets or events, ps or cycles, fixed or compact records (version
-// 3), bursts kept whole or not, read one by one or in batches, chosen by the
-// first byte), so the fuzzer spends its time in the record checks, not in
-// finding the magic.
+// 3), bursts kept whole or not, read one by one or in batches, or in batches
+// with a filter (keep_only(), against every record read and filtered here:
+// a difference traps), chosen by the first byte), so the fuzzer spends its
+// time in the record checks, not in finding the magic.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "trace/trace_binary.h"
 #include "trace/trace_reader.h"
 
 using namespace pmonsim::trace;
 namespace bf = pmonsim::trace::binary_format;
+
+namespace {
+
+// A record's fields as text (not its bytes: padding is not set), or an error.
+std::string show(const packet_record& r) {
+    const pmonsim::qpi_packet& p = r.packet;
+    return std::to_string(r.line) + ' ' + std::to_string(r.time) + ' ' + std::to_string(r.cycle) + ' ' +
+           std::to_string(r.socket) + ' ' + std::to_string(r.port) + ' ' + std::to_string(int(r.dir)) + ' ' +
+           std::to_string(p.mc) + ' ' + std::to_string(p.opc) + ' ' + std::to_string(p.vn) + ' ' +
+           std::to_string(p.rnid) + ' ' + std::to_string(p.dnid) + ' ' + std::to_string(p.rds) + ' ' +
+           std::to_string(p.ring_ad) + ' ' + std::to_string(p.flits) + ' ' + std::to_string(r.run.repeat) + ' ' +
+           std::to_string(r.run.spacing);
+}
+std::string show(const event_record& r) {
+    return std::to_string(r.line) + ' ' + std::to_string(r.time) + ' ' + std::to_string(r.cycle) + ' ' +
+           std::to_string(r.socket) + ' ' + std::to_string(int(r.kind)) + ' ' + std::to_string(r.unit) + ' ' +
+           std::to_string(r.event) + ' ' + std::to_string(r.input) + ' ' + std::to_string(r.count) + ' ' +
+           std::to_string(r.repeat);
+}
+
+// The records of `file` read until 64 Ki have been decoded (and the error
+// that ends them): read() in batches of 64 with keep_only(f), or next() and
+// f applied here. `whole`: the file's end or an error ended the reading, not
+// the bound.
+template <class Record>
+std::vector<std::string> read_some(const std::string& file, const trace_context& ctx, bool bursts,
+                                   const record_filter& f, bool filtered, bool& whole) {
+    constexpr uint64_t kBound = 1 << 16;
+    std::istringstream in(file);
+    std::vector<std::string> got;
+    whole = true;
+    try {
+        trace_reader r(in, "fuzz.bin", ctx);
+        if (bursts) r.keep_bursts();
+        if (filtered) r.keep_only(f);
+        Record batch[64];
+        for (;;) {
+            if (r.records() >= kBound) {
+                whole = false;
+                break;
+            }
+            const std::size_t n = filtered ? r.read(batch, 64) : (r.next(batch[0]) ? 1 : 0);
+            if (n == 0) break;
+            for (std::size_t i = 0; i < n; ++i)
+                if (filtered || f.keeps(batch[i])) got.push_back(show(batch[i]));
+        }
+    } catch (const trace_error& e) {
+        got.push_back(e.what());
+    }
+    return got;
+}
+
+void same_when_filtered(const std::string& file, const trace_context& ctx, bool bursts) {
+    record_filter f;  // socket 0's port 1, socket 1's ports 0 and 2; the UBoxes, socket 1's R2PCIe
+    f.packets.assign(record_filter::packet_index(ctx.sockets, 0), 0);
+    f.packets[record_filter::packet_index(0, 1)] = 1;
+    f.packets[record_filter::packet_index(1, 0)] = 1;
+    f.packets[record_filter::packet_index(1, 2)] = 1;
+    f.events.assign(record_filter::event_index(ctx.sockets, pmonsim::box_kind{}, 0), 0);
+    f.events[record_filter::event_index(0, pmonsim::box_kind::ubox, 0)] = 1;
+    f.events[record_filter::event_index(1, pmonsim::box_kind::ubox, 0)] = 1;
+    f.events[record_filter::event_index(1, pmonsim::box_kind::r2pcie, 0)] = 1;
+    std::istringstream in(file);
+    trace_kind kind;
+    try {
+        kind = trace_reader(in, "fuzz.bin", ctx).kind();
+    } catch (const trace_error&) {
+        return;
+    }
+    // (Batches may read past the bound: where either stopped at it, the
+    // records both read must agree.)
+    bool whole_a = true, whole_b = true;
+    const std::vector<std::string> a = kind == trace_kind::packets
+                                           ? read_some<packet_record>(file, ctx, bursts, f, true, whole_a)
+                                           : read_some<event_record>(file, ctx, bursts, f, true, whole_a);
+    const std::vector<std::string> b = kind == trace_kind::packets
+                                           ? read_some<packet_record>(file, ctx, bursts, f, false, whole_b)
+                                           : read_some<event_record>(file, ctx, bursts, f, false, whole_b);
+    if (whole_a && whole_b && a.size() != b.size()) __builtin_trap();
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+        if (a[i] != b[i]) __builtin_trap();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) return 0;
@@ -38,6 +125,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         trace_reader r(in, "fuzz.bin", ctx);
         if (data[0] & 8) r.keep_bursts();
         // (A few bytes may stand for billions of packets: read a bounded number.)
+        if (data[0] & 64) {  // filtered, against everything filtered here
+            same_when_filtered(file, ctx, data[0] & 8);
+            return 0;
+        }
         if (data[0] & 32 && r.kind() == trace_kind::packets) {  // in batches (version 3: runs in one loop)
             packet_record batch[64];
             for (std::size_t k = 0, n; k < (1 << 20) && (n = r.read(batch, 64)) != 0; k += n) {
