@@ -122,6 +122,7 @@ replayer::replayer(uncore_system& sys, const std::vector<std::string>& files, ch
 void replayer::open_shards(unsigned threads, unsigned parse_threads) {
     team_.reset();
     shards_.clear();
+    bytes_read_ = 0;  // (a first try may have read some)
     share_boxes(threads);
     const unsigned n = filters_.empty() ? 1 : static_cast<unsigned>(filters_.size());
     // Reading threads of their own while there are cores for them; else
