@@ -18,23 +18,6 @@
 
 namespace pmonsim {
 
-trace::trace_context trace_context_of(const uncore_config& cfg) {
-    trace::trace_context c;
-    c.cpu = cfg.cpu;
-    c.sockets = cfg.sockets;
-    c.qpi_ports = cfg.qpi_ports;
-    c.memory_controllers = cfg.memory_controllers;
-    c.cores = cfg.cores_per_socket();
-    c.dclk_hz = cfg.dclk_hz();
-    c.pclk_hz = cfg.pclk_hz();
-    c.uclk_hz = cfg.uclk_hz();
-    c.qclk_hz = cfg.qclk_hz();
-    // (Half the model's range: the flits of the last packets, queued behind
-    // each other, still end inside it.)
-    c.max_time = max_model_time / 2;
-    return c;
-}
-
 namespace {
 
 // Standard input, or a pipe given by name (`--trace <(zcat t.gz)`), can be
