@@ -400,6 +400,15 @@ struct alignas(64) binary_trace_decoder::impl {
         last_usual_time = unit == time_unit::ps        ? ctx.max_time
                           : ctx.max_time == ~time_ps{0} ? qclk.max_cycle()
                                                         : std::min(qclk.max_cycle(), qclk.cycles_before(ctx.max_time + 1) - 1);
+        // (A run of kChunk usual records adds at most 127 each to the time.)
+        constexpr uint64_t most = 127 * uint64_t{kChunk};
+        chunk_time_ok = last_usual_time >= most ? last_usual_time - most : 0;
+        has_chunk_time = last_usual_time >= most;
+        for (unsigned k = 0; k < usual_class.size(); ++k) {
+            const uint32_t w = (uint32_t{k} >> 4) << cw::w_ring.lo | (k & 15u);
+            usual_class[k] = ((w & cw::flag_bits) | (cw::w_port.get(w) >= ctx.qpi_ports) |
+                              (cw::w_ring.get(w) & (cw::w_mc.get(w) != qpi_mc::ndr))) != 0;
+        }
     }
 
     static void build(box_table& t, const event_catalog& cat) {
@@ -982,14 +991,71 @@ struct alignas(64) binary_trace_decoder::impl {
             r.time = qclk.cycle_start(v);
         }
     }
+    // The checks of usual_ok() but for the time's, from a table: whether the
+    // word's flags, port, ring and class (its top byte and low four bits)
+    // make it other than a usual record. The time's checks are taken once
+    // for a run of up to kChunk records when its first time leaves room for
+    // 127 a record (chunk_time_ok); else record by record.
+    static_assert(cw::w_ring.lo == 24 && cw::w_port.lo > 24 && cw::w_mc.lo == 0 && cw::w_mc.width == 4 &&
+                      (cw::flag_bits >> 24 << 24) == cw::flag_bits,
+                  "usual_class: its index is the word's top byte and its class");
+    static constexpr std::size_t kChunk = 256;
+    std::array<uint8_t, 4096> usual_class{};
+    uint64_t chunk_time_ok = 0;
+    bool has_chunk_time = false;
+    static std::size_t class_index(uint32_t w) { return std::size_t{w >> 24} << 4 | (w & 15u); }
+    // How many of the next `room` records from p (at most; those before
+    // `stop`), after time field t, are usual, when t allows the table alone
+    // to check them; their places and times into at/times from `first` (the
+    // records taken before p), counting only those whose port `keep` holds.
+    // Returns the records walked; `stopped` when one is not usual.
+    __attribute__((always_inline)) std::size_t walk_usual(const unsigned char*& p, uint64_t& t, std::size_t room,
+                                                          const uint8_t* keep, uint32_t first, uint32_t* at,
+                                                          uint64_t* times, std::size_t& m, bool& stopped) const {
+        std::size_t i = 0;
+        for (; i < room; ++i, p += 5) {
+            const uint32_t w = ld32(p);
+            const unsigned d = p[4];
+            if (usual_class[class_index(w)] | (d & 0x80u)) {
+                stopped = true;
+                break;
+            }
+            t += d;
+            at[m] = first + static_cast<uint32_t>(i);
+            times[m] = t;
+            m += keep[cw::w_port.get(w)];
+        }
+        return i;
+    }
+    // Records from p before `stop`, at most `room`.
+    static std::size_t records_before(const unsigned char* p, const unsigned char* stop, std::size_t room) {
+        return p < stop ? std::min(room, static_cast<std::size_t>(stop - p + 4) / 5) : 0;
+    }
     // Every record, in one pass.
     usual_walk read_usual_all(packet_record* out, std::size_t n, const unsigned char* stop) const {
         const unsigned char* p = pos;
         uint64_t t = file_time, number = current, next_t;
         std::size_t k = 0;
-        for (; k < n && p < stop && usual_ok(p, t, next_t); ++k, p += 5) {
-            t = next_t;
-            make_usual(p, t, ++number, out[k]);
+        static constexpr uint8_t all[4] = {1, 1, 1, 1};
+        std::array<uint32_t, kChunk> at;
+        std::array<uint64_t, kChunk> times;
+        bool stopped = false;
+        while (!stopped && k < n) {
+            const std::size_t room = records_before(p, stop, std::min(kChunk, n - k));
+            if (room == 0) break;
+            if (!has_chunk_time || t > chunk_time_ok) {  // near the end of the range: each time checked
+                for (; k < n && p < stop && usual_ok(p, t, next_t); ++k, p += 5) {
+                    t = next_t;
+                    make_usual(p, t, ++number, out[k]);
+                }
+                break;
+            }
+            const unsigned char* const from = p;
+            std::size_t m = 0;
+            walk_usual(p, t, room, all, 0, at.data(), times.data(), m, stopped);
+            for (std::size_t j = 0; j < m; ++j) make_usual(from + 5 * std::size_t{at[j]}, times[j], number + at[j] + 1, out[k + j]);
+            number += m;
+            k += m;
         }
         return {p, t, k};
     }
@@ -1004,27 +1070,33 @@ struct alignas(64) binary_trace_decoder::impl {
             const std::size_t i = record_filter::packet_index(file_socket, q);
             keep[q] = i >= filter->packets.size() || filter->packets[i];
         }
-        constexpr std::size_t kChunk = 256;
         std::array<uint32_t, kChunk> at;  // the kept records' places (records after pos)
         std::array<uint64_t, kChunk> times;
         const unsigned char* p = pos;
         uint64_t t = file_time, next_t;
         uint32_t i = 0;  // records taken
         std::size_t k = 0;
-        bool more = true;
-        while (more && k < n) {
+        bool stopped = false;
+        while (!stopped && k < n) {
             const std::size_t room = std::min(kChunk, n - k);
             std::size_t m = 0;
-            while (m < room) {
-                if (!(p < stop) || !usual_ok(p, t, next_t)) {
-                    more = false;
-                    break;
+            if (has_chunk_time && t <= chunk_time_ok) {
+                const std::size_t walked =
+                    walk_usual(p, t, records_before(p, stop, room), keep.data(), i, at.data(), times.data(), m, stopped);
+                i += static_cast<uint32_t>(walked);
+                if (walked == 0) stopped = true;
+            } else {  // near the end of the range: each time checked
+                while (m < room) {
+                    if (!(p < stop) || !usual_ok(p, t, next_t)) {
+                        stopped = true;
+                        break;
+                    }
+                    t = next_t;
+                    at[m] = i++;
+                    times[m] = t;
+                    m += keep[cw::w_port.get(ld32(p))];
+                    p += 5;
                 }
-                t = next_t;
-                at[m] = i++;
-                times[m] = t;
-                m += keep[cw::w_port.get(ld32(p))];
-                p += 5;
             }
             for (std::size_t j = 0; j < m; ++j) make_usual(pos + 5 * size_t{at[j]}, times[j], current + at[j] + 1, out[k + j]);
             k += m;
