@@ -790,6 +790,39 @@ TEST(TraceBinaryRecords, EventChecksAndWordsAreTheTextOnes) {
               "column 'box': '40' is not a box of this machine (ubox, r2pcie, qpi0, qpi1, imc0, imc1, imc2, imc3, ha0, r3qpi0, r3qpi1, cbo0, cbo1, cbo2, cbo3, cbo4, cbo5, cbo6, cbo7, pcu, irp)");
     EXPECT_EQ(bin_reason(events_cycles + enc(with([](eraw& e) { e.reserved = 1; })), ctx),
               "reserved bytes 23-23 are not zero");
+
+    // The same errors after good rows (whose checks the decoder remembers by
+    // their last eight bytes, count to reserved): each bad row as the third
+    // record, after two rows that differ from it in one of those bytes, or
+    // (repeat 0, the run past the last cycle) in none; the good rows come
+    // back whole.
+    std::vector<eraw> bad_rows;
+    for (const auto& r : rows) bad_rows.push_back(r.bin);
+    bad_rows.push_back(last);
+    bad_rows.push_back(with([](eraw& e) { e.sub = 8; }));
+    bad_rows.push_back(with([](eraw& e) { e.box = 40; }));
+    bad_rows.push_back(with([](eraw& e) { e.reserved = 1; }));
+    const eraw good = with([](eraw& e) { e.t = 5, e.repeat = 3; });
+    for (const eraw& b : bad_rows) {
+        const std::string alone = bin_reason(events_cycles + enc(b), ctx);
+        eraw later = b;
+        later.t += 10;
+        const std::string bytes = events_cycles + enc(good) + enc(good) + enc(later);
+        const std::string e = error_of(bytes, "t.bin", ctx);
+        EXPECT_EQ(e, "t.bin: record 3: " + alone) << e;
+        std::istringstream in(bytes);
+        trace_reader r(in, "t.bin", ctx);
+        for (int i = 0; i < 2; ++i) {
+            event_record got;
+            ASSERT_TRUE(r.next(got));
+            EXPECT_EQ(got.cycle, 5u);
+            EXPECT_EQ(got.repeat, 3u);
+            EXPECT_EQ(got.count, 1u);
+            EXPECT_EQ(got.box.str(), "ubox");
+            EXPECT_EQ(got.line, static_cast<unsigned>(i + 1));
+            EXPECT_EQ(got.event, static_cast<unsigned>(*ubox.find("LOCK_CYCLES")));
+        }
+    }
 }
 
 TEST(TraceBinaryRecords, OrderErrorsNameTheRecords) {
