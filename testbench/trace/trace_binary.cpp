@@ -16,6 +16,10 @@
 #include "trace/trace_detail.h"
 #include "trace/trace_input.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace pmonsim::trace {
 
 namespace bf = binary_format;
@@ -65,7 +69,91 @@ constexpr std::size_t given = 0, state = 1, tid = 2, nid = 3, opc = 4, reserved_
 
 constexpr std::size_t block_bytes = binary_trace_decoder::block_records * bf::record_size;
 
+
 namespace cw = compact;
+
+// Version 3's usual records eight at a time (AVX2, where the CPU has it;
+// binary_trace_decoder::walk_eight_at_a_time): what the one-at-a-time walk
+// (impl::walk_usual) does for groups of eight usual records, with no branch
+// on a record. A parallel replay's threads each walk every record of a
+// trace, most of them another thread's (decision M32).
+bool g_walk_eight = [] {
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx2") != 0;
+#else
+    return false;
+#endif
+}();
+
+#if defined(__x86_64__)
+// Per 8-bit mask: the places of its set bits, in order, a byte each.
+constexpr std::array<uint64_t, 256> kept_places = [] {
+    std::array<uint64_t, 256> t{};
+    for (unsigned mask = 0; mask < 256; ++mask) {
+        unsigned k = 0;
+        for (unsigned b = 0; b < 8; ++b)
+            if (mask >> b & 1u) t[mask] |= uint64_t{b} << (8 * k++);
+    }
+    return t;
+}();
+
+static_assert(cw::w_mc.lo == 0 && cw::w_mc.width == 4 && cw::w_ring.lo == 24 && cw::w_ring.width == 1 &&
+                  cw::w_port.lo == 26 && cw::w_port.width == 2,
+              "walk_eight: the word's fields where it reads them");
+
+// Up to `groups` groups of eight records from p, after time field t, while
+// every record of a group is usual (no flags, a one-byte delta below 0x80,
+// a port below `ports`, the AD ring only on NDR; the time's checks are the
+// caller's); the kept ones (their port's bit in keep_bits) into at (first +
+// their place) and times, from at[m] and times[m]; eight entries are
+// written each time, so both have room for eight past the last. Returns
+// the records walked, a multiple of eight.
+__attribute__((target("avx2"))) std::size_t walk_eight(const unsigned char* p, std::size_t groups, uint64_t& t,
+                                                       unsigned keep_bits, unsigned ports, uint32_t first,
+                                                       uint32_t* at, uint64_t* times, std::size_t& m) {
+    const __m256i at5 = _mm256_setr_epi32(0, 5, 10, 15, 20, 25, 30, 35);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i byte = _mm256_set1_epi32(0xFF), one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
+    const __m256i mc_mask = _mm256_set1_epi32(15), ndr = _mm256_set1_epi32(qpi_mc::ndr);
+    const __m256i flags = _mm256_set1_epi32(static_cast<int>(cw::flag_bits)), long_delta = _mm256_set1_epi32(0x80);
+    const __m256i last_port = _mm256_set1_epi32(static_cast<int>(ports) - 1);
+    const __m256i keep = _mm256_set1_epi32(static_cast<int>(keep_bits));
+    const __m256i low_half_top = _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3);
+    std::size_t g = 0;
+    for (; g < groups; ++g, p += 40) {
+        const __m256i w = _mm256_i32gather_epi32(reinterpret_cast<const int*>(p), at5, 1);
+        const __m256i d = _mm256_and_si256(_mm256_i32gather_epi32(reinterpret_cast<const int*>(p + 4), at5, 1), byte);
+        const __m256i port = _mm256_and_si256(_mm256_srli_epi32(w, 26), three);
+        const __m256i ring = _mm256_and_si256(_mm256_srli_epi32(w, 24), one);
+        const __m256i not_ndr = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_and_si256(w, mc_mask), ndr),
+                                                 _mm256_set1_epi32(-1));
+        __m256i bad = _mm256_or_si256(_mm256_and_si256(w, flags), _mm256_and_si256(d, long_delta));
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(port, last_port));
+        bad = _mm256_or_si256(bad, _mm256_and_si256(_mm256_cmpeq_epi32(ring, one), not_ndr));
+        if (!_mm256_testz_si256(bad, bad)) break;
+        // Each record's time: t plus the deltas up to it (a prefix sum).
+        __m256i x = _mm256_add_epi32(d, _mm256_slli_si256(d, 4));
+        x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+        x = _mm256_add_epi32(x, _mm256_blend_epi32(_mm256_setzero_si256(), _mm256_permutevar8x32_epi32(x, low_half_top), 0xF0));
+        // The kept ones first, in order.
+        const __m256i kept = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_srlv_epi32(keep, port), one), one);
+        const unsigned mask = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(kept)));
+        const __m256i order = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kept_places[mask])));
+        const __m256i place = _mm256_add_epi32(lane, _mm256_set1_epi32(static_cast<int>(first + 8 * g)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(at + m), _mm256_permutevar8x32_epi32(place, order));
+        const __m256i sums = _mm256_permutevar8x32_epi32(x, order);
+        const __m256i base = _mm256_set1_epi64x(static_cast<long long>(t));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(times + m),
+                            _mm256_add_epi64(base, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sums))));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(times + m + 4),
+                            _mm256_add_epi64(base, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(sums, 1))));
+        m += static_cast<std::size_t>(__builtin_popcount(mask));
+        t += static_cast<uint32_t>(_mm256_extract_epi32(x, 7));
+    }
+    return 8 * g;
+}
+#endif
+
 
 // A class's size in flits (a record that does not give one).
 inline uint16_t class_flits(unsigned mc, unsigned opc) {
@@ -1013,6 +1101,13 @@ struct alignas(64) binary_trace_decoder::impl {
                                                           const uint8_t* keep, uint32_t first, uint32_t* at,
                                                           uint64_t* times, std::size_t& m, bool& stopped) const {
         std::size_t i = 0;
+#if defined(__x86_64__)
+        if (g_walk_eight && room >= 8) {
+            const unsigned keep_bits = unsigned{keep[0]} | unsigned{keep[1]} << 1 | unsigned{keep[2]} << 2 | unsigned{keep[3]} << 3;
+            i = walk_eight(p, room / 8, t, keep_bits, ctx.qpi_ports, first, at, times, m);
+            p += 5 * i;
+        }
+#endif
         for (; i < room; ++i, p += 5) {
             const uint32_t w = ld32(p);
             const unsigned d = p[4];
@@ -1037,8 +1132,8 @@ struct alignas(64) binary_trace_decoder::impl {
         uint64_t t = file_time, number = current, next_t;
         std::size_t k = 0;
         static constexpr uint8_t all[4] = {1, 1, 1, 1};
-        std::array<uint32_t, kChunk> at;
-        std::array<uint64_t, kChunk> times;
+        std::array<uint32_t, kChunk + 8> at;  // (walk_eight writes eight at a time)
+        std::array<uint64_t, kChunk + 8> times;
         bool stopped = false;
         while (!stopped && k < n) {
             const std::size_t room = records_before(p, stop, std::min(kChunk, n - k));
@@ -1070,8 +1165,8 @@ struct alignas(64) binary_trace_decoder::impl {
             const std::size_t i = record_filter::packet_index(file_socket, q);
             keep[q] = i >= filter->packets.size() || filter->packets[i];
         }
-        std::array<uint32_t, kChunk> at;  // the kept records' places (records after pos)
-        std::array<uint64_t, kChunk> times;
+        std::array<uint32_t, kChunk + 8> at;  // the kept records' places (records after pos); (walk_eight
+        std::array<uint64_t, kChunk + 8> times;  // writes eight at a time)
         const unsigned char* p = pos;
         uint64_t t = file_time, next_t;
         uint32_t i = 0;  // records taken
@@ -1371,6 +1466,16 @@ bool binary_trace_decoder::next(packet_record& r) { return p_->next(r); }
 bool binary_trace_decoder::next(event_record& r) { return p_->next(r); }
 
 void binary_trace_decoder::keep_only(const record_filter* f) { p_->set_filter(f); }
+
+bool binary_trace_decoder::walk_eight_at_a_time(bool on) {
+    const bool was = g_walk_eight;
+#if defined(__x86_64__)
+    g_walk_eight = on && __builtin_cpu_supports("avx2");
+#else
+    (void)on;
+#endif
+    return was;
+}
 
 std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n, std::exception_ptr& error) {
     // Runs of usual version 3 records in one loop; each other record (and

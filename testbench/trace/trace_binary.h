@@ -145,6 +145,11 @@ public:
     // filtered (trace_reader filters it).
     void keep_only(const record_filter* f);
 
+    // Whether version 3's usual records are walked eight at a time (AVX2;
+    // the default where the CPU has it) or one at a time, for every decoder;
+    // returns the setting before. (Tests: both walks give next()'s records.)
+    static bool walk_eight_at_a_time(bool on);
+
 private:
     struct impl;
     std::unique_ptr<impl> p_;
