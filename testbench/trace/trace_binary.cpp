@@ -106,14 +106,24 @@ static_assert(cw::w_mc.lo == 0 && cw::w_mc.width == 4 && cw::w_ring.lo == 24 && 
 // a port below `ports`, the AD ring only on NDR; the time's checks are the
 // caller's); the kept ones (their port's bit in keep_bits) into at (first +
 // their place) and times, from at[m] and times[m]; eight entries are
-// written each time, so both have room for eight past the last. Returns
-// the records walked, a multiple of eight.
+// written each time, so both have room for eight past the last. A group
+// is read from its first byte to its 51st (the caller leaves the longest
+// record's bytes after its last record start). Returns the records walked,
+// a multiple of eight.
 __attribute__((target("avx2"))) std::size_t walk_eight(const unsigned char* p, std::size_t groups, uint64_t& t,
                                                        unsigned keep_bits, unsigned ports, uint32_t first,
                                                        uint32_t* at, uint64_t* times, std::size_t& m) {
-    const __m256i at5 = _mm256_setr_epi32(0, 5, 10, 15, 20, 25, 30, 35);
+    // (-1: a zero byte.)
+    const __m256i words_a = _mm256_setr_epi8(0, 1, 2, 3, 5, 6, 7, 8, 10, 11, 12, 13, -1, -1, -1, -1,  //
+                                             0, 1, 2, 3, 5, 6, 7, 8, 10, 11, 12, 13, -1, -1, -1, -1);
+    const __m256i words_b = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3,  //
+                                             -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3);
+    const __m256i deltas_a = _mm256_setr_epi8(4, -1, -1, -1, 9, -1, -1, -1, 14, -1, -1, -1, -1, -1, -1, -1,  //
+                                              4, -1, -1, -1, 9, -1, -1, -1, 14, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i deltas_b = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1,  //
+                                              -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i byte = _mm256_set1_epi32(0xFF), one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
+    const __m256i one = _mm256_set1_epi32(1), three = _mm256_set1_epi32(3);
     const __m256i mc_mask = _mm256_set1_epi32(15), ndr = _mm256_set1_epi32(qpi_mc::ndr);
     const __m256i flags = _mm256_set1_epi32(static_cast<int>(cw::flag_bits)), long_delta = _mm256_set1_epi32(0x80);
     const __m256i last_port = _mm256_set1_epi32(static_cast<int>(ports) - 1);
@@ -121,8 +131,13 @@ __attribute__((target("avx2"))) std::size_t walk_eight(const unsigned char* p, s
     const __m256i low_half_top = _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3);
     std::size_t g = 0;
     for (; g < groups; ++g, p += 40) {
-        const __m256i w = _mm256_i32gather_epi32(reinterpret_cast<const int*>(p), at5, 1);
-        const __m256i d = _mm256_and_si256(_mm256_i32gather_epi32(reinterpret_cast<const int*>(p + 4), at5, 1), byte);
+        // Records 0-2 and 4-6 from bytes 0-15 and 20-35, 3 and 7 from bytes
+        // 15-30 and 35-50, their words and deltas moved into place in each
+        // 128-bit half (no gathers: they cost more than the rest).
+        const __m256i a = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(p + 20), reinterpret_cast<const __m128i*>(p));
+        const __m256i b = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(p + 35), reinterpret_cast<const __m128i*>(p + 15));
+        const __m256i w = _mm256_or_si256(_mm256_shuffle_epi8(a, words_a), _mm256_shuffle_epi8(b, words_b));
+        const __m256i d = _mm256_or_si256(_mm256_shuffle_epi8(a, deltas_a), _mm256_shuffle_epi8(b, deltas_b));
         const __m256i port = _mm256_and_si256(_mm256_srli_epi32(w, 26), three);
         const __m256i ring = _mm256_and_si256(_mm256_srli_epi32(w, 24), one);
         const __m256i not_ndr = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_and_si256(w, mc_mask), ndr),
