@@ -7,6 +7,7 @@
 #include "trace/trace_boxes.h"
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -69,21 +70,21 @@ constexpr std::size_t given = 0, state = 1, tid = 2, nid = 3, opc = 4, reserved_
 
 constexpr std::size_t block_bytes = binary_trace_decoder::block_records * bf::record_size;
 
-
 namespace cw = compact;
 
 // Version 3's usual records eight at a time (AVX2, where the CPU has it;
 // binary_trace_decoder::walk_eight_at_a_time): what the one-at-a-time walk
 // (impl::walk_usual) does for groups of eight usual records, with no branch
 // on a record. A parallel replay's threads each walk every record of a
-// trace, most of them another thread's (decision M32).
-bool g_walk_eight = [] {
+// trace, most of them another thread's (decision M32). (Atomic: the
+// replay's threads read it; tests set it between runs.)
+std::atomic<bool> g_walk_eight{[] {
 #if defined(__x86_64__)
     return __builtin_cpu_supports("avx2") != 0;
 #else
     return false;
 #endif
-}();
+}()};
 
 #if defined(__x86_64__)
 // Per 8-bit mask: the places of its set bits, in order, a byte each.
@@ -168,7 +169,6 @@ __attribute__((target("avx2"))) std::size_t walk_eight(const unsigned char* p, s
     return 8 * g;
 }
 #endif
-
 
 // A class's size in flits (a record that does not give one).
 inline uint16_t class_flits(unsigned mc, unsigned opc) {
@@ -1117,7 +1117,7 @@ struct alignas(64) binary_trace_decoder::impl {
                                                           uint64_t* times, std::size_t& m, bool& stopped) const {
         std::size_t i = 0;
 #if defined(__x86_64__)
-        if (g_walk_eight && room >= 8) {
+        if (room >= 8 && g_walk_eight.load(std::memory_order_relaxed)) {
             const unsigned keep_bits = unsigned{keep[0]} | unsigned{keep[1]} << 1 | unsigned{keep[2]} << 2 | unsigned{keep[3]} << 3;
             i = walk_eight(p, room / 8, t, keep_bits, ctx.qpi_ports, first, at, times, m);
             p += 5 * i;
@@ -1341,8 +1341,9 @@ struct alignas(64) binary_trace_decoder::impl {
     // and no qualifiers) were checked before: what they decode to. Those
     // checks depend on nothing else, and a trace repeats a few dozen such
     // combinations, so a row costs its time and repeat only (a parallel
-    // replay's threads each read every row). Direct-mapped; a key with a
-    // nonzero top byte is never stored, so ~0 marks an empty entry.
+    // replay's threads each read every row). Direct-mapped; only keys whose
+    // top byte (reserved, or a qualifier record's flag) is 0 are stored or
+    // found, so ~0 marks an empty entry.
     struct known_row {
         uint64_t key = ~uint64_t{0};
         uint32_t event = 0, input = 0;  // (the rest is the key's bytes)
@@ -1359,7 +1360,7 @@ struct alignas(64) binary_trace_decoder::impl {
         static_assert(ev::count == 16 && ev::reserved == 23 && bf::record_size == 24, "known_row: the row's last 8 bytes");
         const uint64_t key = ld64(b + ev::count);
         known_row& known = known_rows[known_slot(key)];
-        if (known.key == key) {
+        if (known.key == key && key >> 56 == 0) {
             const uint8_t box = b[ev::box];
             r.line = static_cast<unsigned>(current);
             r.socket = b[ev::socket];
@@ -1483,13 +1484,12 @@ bool binary_trace_decoder::next(event_record& r) { return p_->next(r); }
 void binary_trace_decoder::keep_only(const record_filter* f) { p_->set_filter(f); }
 
 bool binary_trace_decoder::walk_eight_at_a_time(bool on) {
-    const bool was = g_walk_eight;
 #if defined(__x86_64__)
-    g_walk_eight = on && __builtin_cpu_supports("avx2");
+    return g_walk_eight.exchange(on && __builtin_cpu_supports("avx2"));
 #else
     (void)on;
+    return false;
 #endif
-    return was;
 }
 
 std::size_t binary_trace_decoder::read(packet_record* out, std::size_t n, std::exception_ptr& error) {

@@ -802,6 +802,9 @@ TEST(TraceBinaryRecords, EventChecksAndWordsAreTheTextOnes) {
     bad_rows.push_back(with([](eraw& e) { e.sub = 8; }));
     bad_rows.push_back(with([](eraw& e) { e.box = 40; }));
     bad_rows.push_back(with([](eraw& e) { e.reserved = 1; }));
+    bad_rows.push_back(with([](eraw& e) {  // (the bytes of an empty entry)
+        e.count = 0xFFFF, e.socket = 0xFF, e.box = 0xFF, e.code = 0xFF, e.ext = 0xFF, e.sub = 0xFF, e.reserved = 0xFF;
+    }));
     const eraw good = with([](eraw& e) { e.t = 5, e.repeat = 3; });
     for (const eraw& b : bad_rows) {
         const std::string alone = bin_reason(events_cycles + enc(b), ctx);
