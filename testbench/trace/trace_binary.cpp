@@ -80,6 +80,7 @@ namespace cw = compact;
 // replay's threads read it; tests set it between runs.)
 std::atomic<bool> g_walk_eight{[] {
 #if defined(__x86_64__)
+    __builtin_cpu_init();  // (this may run before the library's own constructor does it)
     return __builtin_cpu_supports("avx2") != 0;
 #else
     return false;
