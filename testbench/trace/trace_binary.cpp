@@ -504,10 +504,6 @@ struct alignas(64) binary_trace_decoder::impl {
         last_usual_time = unit == time_unit::ps        ? ctx.max_time
                           : ctx.max_time == ~time_ps{0} ? qclk.max_cycle()
                                                         : std::min(qclk.max_cycle(), qclk.cycles_before(ctx.max_time + 1) - 1);
-        // (A run of kChunk usual records adds at most 127 each to the time.)
-        constexpr uint64_t most = 127 * uint64_t{kChunk};
-        chunk_time_ok = last_usual_time >= most ? last_usual_time - most : 0;
-        has_chunk_time = last_usual_time >= most;
         for (unsigned k = 0; k < usual_class.size(); ++k) {
             const uint32_t w = (uint32_t{k} >> 4) << cw::w_ring.lo | (k & 15u);
             usual_class[k] = ((w & cw::flag_bits) | (cw::w_port.get(w) >= ctx.qpi_ports) |
@@ -1054,7 +1050,7 @@ struct alignas(64) binary_trace_decoder::impl {
             return 0;
         const unsigned char* const from = pos;
         const unsigned char* const stop = end - std::min<std::ptrdiff_t>(end - pos, compact::max_record_bytes);
-        const usual_walk u = filter ? read_usual_kept(out, n, stop) : read_usual_all(out, n, stop);
+        const usual_walk u = walk_and_make(out, n, stop, kept_ports());
         if (u.to == from) return 0;
         pos = u.to;
         file_time = u.time;
@@ -1072,10 +1068,8 @@ struct alignas(64) binary_trace_decoder::impl {
     // Whether the usual record at p, after time field t, is one read_usual()
     // takes (else next() reads it); its time field in `next_t`.
     __attribute__((always_inline)) bool usual_ok(const unsigned char* p, uint64_t t, uint64_t& next_t) const {
-        const uint32_t w = ld32(p);
         next_t = t + p[4];
-        return !((w & cw::flag_bits) | (p[4] & 0x80u) | (next_t < t) | (next_t > last_usual_time) |
-                 (cw::w_port.get(w) >= ctx.qpi_ports) | (cw::w_ring.get(w) & (cw::w_mc.get(w) != qpi_mc::ndr)));
+        return !(usual_class[class_index(ld32(p))] | (p[4] & 0x80u) | (next_t < t) | (next_t > last_usual_time));
     }
     // The record of the usual record at p, its time field t and number `number`.
     __attribute__((always_inline)) void make_usual(const unsigned char* p, uint64_t t, uint64_t number,
@@ -1095,22 +1089,21 @@ struct alignas(64) binary_trace_decoder::impl {
             r.time = qclk.cycle_start(v);
         }
     }
-    // The checks of usual_ok() but for the time's, from a table: whether the
-    // word's flags, port, ring and class (its top byte and low four bits)
-    // make it other than a usual record. The time's checks are taken once
-    // for a run of up to kChunk records when its first time leaves room for
-    // 127 a record (chunk_time_ok); else record by record.
+    // The word's checks of a usual record, from a table: whether its flags,
+    // port, ring and class (its top byte and low four bits) make it other
+    // than a usual record.
     static_assert(cw::w_ring.lo == 24 && cw::w_port.lo > 24 && cw::w_mc.lo == 0 && cw::w_mc.width == 4 &&
                       (cw::flag_bits >> 24 << 24) == cw::flag_bits,
                   "usual_class: its index is the word's top byte and its class");
-    static constexpr std::size_t kChunk = 256;
     std::array<uint8_t, 4096> usual_class{};
-    uint64_t chunk_time_ok = 0;
-    bool has_chunk_time = false;
     static std::size_t class_index(uint32_t w) { return std::size_t{w >> 24} << 4 | (w & 15u); }
-    // How many of the next `room` records from p (at most; those before
-    // `stop`), after time field t, are usual, when t allows the table alone
-    // to check them; their places and times into at/times from `first` (the
+    // Records taken at a time (walk_and_make).
+    static constexpr std::size_t kChunk = 256;
+    // Whether kChunk usual records after time field t stay in the model's
+    // range (each adds at most 127): then the table alone checks them.
+    bool chunk_in_range(uint64_t t) const { return t <= last_usual_time && last_usual_time - t >= 127 * uint64_t{kChunk}; }
+    // How many of the next `room` records from p, after time field t, are
+    // usual, when t allows the table alone to check them (chunk_in_range); their places and times into at/times from `first` (the
     // records taken before p), counting only those whose port `keep` holds.
     // Returns the records walked; `stopped` when one is not usual.
     __attribute__((always_inline)) std::size_t walk_usual(const unsigned char*& p, uint64_t& t, std::size_t room,
@@ -1142,73 +1135,50 @@ struct alignas(64) binary_trace_decoder::impl {
     static std::size_t records_before(const unsigned char* p, const unsigned char* stop, std::size_t room) {
         return p < stop ? std::min(room, static_cast<std::size_t>(stop - p + 4) / 5) : 0;
     }
-    // Every record, in one pass.
-    usual_walk read_usual_all(packet_record* out, std::size_t n, const unsigned char* stop) const {
-        const unsigned char* p = pos;
-        uint64_t t = file_time, number = current, next_t;
-        std::size_t k = 0;
-        static constexpr uint8_t all[4] = {1, 1, 1, 1};
-        std::array<uint32_t, kChunk + 8> at;  // (walk_eight writes eight at a time)
-        std::array<uint64_t, kChunk + 8> times;
-        bool stopped = false;
-        while (!stopped && k < n) {
-            const std::size_t room = records_before(p, stop, std::min(kChunk, n - k));
-            if (room == 0) break;
-            if (!has_chunk_time || t > chunk_time_ok) {  // near the end of the range: each time checked
-                for (; k < n && p < stop && usual_ok(p, t, next_t); ++k, p += 5) {
-                    t = next_t;
-                    make_usual(p, t, ++number, out[k]);
-                }
-                break;
+    // Per port of the record's socket: whether the filter keeps it (every
+    // port without one).
+    std::array<uint8_t, 4> kept_ports() const {
+        std::array<uint8_t, 4> keep{1, 1, 1, 1};
+        if (filter)
+            for (unsigned q = 0; q < keep.size(); ++q) {
+                const std::size_t i = record_filter::packet_index(file_socket, q);
+                keep[q] = i >= filter->packets.size() || filter->packets[i];
             }
-            const unsigned char* const from = p;
-            std::size_t m = 0;
-            walk_usual(p, t, room, all, 0, at.data(), times.data(), m, stopped);
-            for (std::size_t j = 0; j < m; ++j) make_usual(from + 5 * std::size_t{at[j]}, times[j], number + at[j] + 1, out[k + j]);
-            number += m;
-            k += m;
-        }
-        return {p, t, k};
+        return keep;
     }
-    // The records of the filter's ports (keep_only), in two passes over a
-    // few hundred at a time: the first checks each record and follows the
-    // time, noting the kept ones without a branch on the port; the second
-    // makes those. (Making every record and writing the dropped ones over
-    // cost a parallel replay's thread as much as posting its own.)
-    usual_walk read_usual_kept(packet_record* out, std::size_t n, const unsigned char* stop) const {
-        std::array<uint8_t, 4> keep{};
-        for (unsigned q = 0; q < keep.size(); ++q) {
-            const std::size_t i = record_filter::packet_index(file_socket, q);
-            keep[q] = i >= filter->packets.size() || filter->packets[i];
-        }
-        std::array<uint32_t, kChunk + 8> at;  // the kept records' places (records after pos); (walk_eight
-        std::array<uint64_t, kChunk + 8> times;  // writes eight at a time)
+    // The usual records from pos, in two passes over up to kChunk at a time:
+    // the first checks each record and follows the time, noting those of the
+    // ports `keep` holds without a branch on the port; the second makes
+    // those. (Making every record and writing the dropped ones over cost a
+    // parallel replay's thread as much as posting its own.)
+    usual_walk walk_and_make(packet_record* out, std::size_t n, const unsigned char* stop,
+                             const std::array<uint8_t, 4>& keep) const {
+        std::array<uint32_t, kChunk + 8> at;     // the kept records' places (records after pos)
+        std::array<uint64_t, kChunk + 8> times;  // (walk_eight writes eight at a time)
         const unsigned char* p = pos;
         uint64_t t = file_time, next_t;
         uint32_t i = 0;  // records taken
         std::size_t k = 0;
         bool stopped = false;
         while (!stopped && k < n) {
-            const std::size_t room = std::min(kChunk, n - k);
-            std::size_t m = 0;
-            if (has_chunk_time && t <= chunk_time_ok) {
-                const std::size_t walked =
-                    walk_usual(p, t, records_before(p, stop, room), keep.data(), i, at.data(), times.data(), m, stopped);
-                i += static_cast<uint32_t>(walked);
-                if (walked == 0) stopped = true;
+            const std::size_t room = records_before(p, stop, std::min(kChunk, n - k));
+            if (room == 0) break;
+            std::size_t m = 0, walked = 0;
+            if (chunk_in_range(t)) {
+                walked = walk_usual(p, t, room, keep.data(), i, at.data(), times.data(), m, stopped);
             } else {  // near the end of the range: each time checked
-                while (m < room) {
-                    if (!(p < stop) || !usual_ok(p, t, next_t)) {
+                for (; walked < room; ++walked, p += 5) {
+                    if (!usual_ok(p, t, next_t)) {
                         stopped = true;
                         break;
                     }
                     t = next_t;
-                    at[m] = i++;
+                    at[m] = i + static_cast<uint32_t>(walked);
                     times[m] = t;
                     m += keep[cw::w_port.get(ld32(p))];
-                    p += 5;
                 }
             }
+            i += static_cast<uint32_t>(walked);
             for (std::size_t j = 0; j < m; ++j) make_usual(pos + 5 * size_t{at[j]}, times[j], current + at[j] + 1, out[k + j]);
             k += m;
         }
