@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "parallel/deal.h"
 #include "progress.h"
 #include "sc/time_util.h"
 #include "trace/trace_input.h"
@@ -141,8 +142,9 @@ void replayer::share_boxes(unsigned n) {
     const std::vector<replay_layout::box_ref>& boxes = layout_.boxes;
     owner_.assign(boxes.size(), 0);
     filters_.clear();
-    // Dealt in turn: the ports (the heaviest: every packet), then the boxes
-    // that take event rows. (A fixed counter's box takes no records.)
+    // Dealt back and forth (parallel::dealt_to): the ports (the heaviest:
+    // every packet), then the boxes that take event rows. (A fixed counter's
+    // box takes no records.)
     std::vector<size_t> dealt;
     switch (layout_.route) {
         case packet_route::qpi_link: dealt = layout_.port_box; break;
@@ -156,7 +158,7 @@ void replayer::share_boxes(unsigned n) {
     }
     n = static_cast<unsigned>(std::min<size_t>(n, dealt.size()));
     if (n <= 1) return;
-    for (size_t j = 0; j < dealt.size(); ++j) owner_[dealt[j]] = static_cast<unsigned>(j % n);
+    for (size_t j = 0; j < dealt.size(); ++j) owner_[dealt[j]] = parallel::dealt_to(j, n);
     // The filters: a record of a box the machine lacks stays with shard 0,
     // which reports it as one thread would.
     using trace::record_filter;

@@ -118,7 +118,7 @@ private:
     // Opens the traces for at most `threads` shards (share_boxes()).
     void open_shards(unsigned threads, unsigned parse_threads);
     // Shares the boxes out among at most `n` threads (owner_, filters_):
-    // the QPI ports in turn, then the boxes that take event rows.
+    // the QPI ports, then the boxes that take event rows, back and forth.
     void share_boxes(unsigned n);
 
     replay_layout layout_;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "parallel/deal.h"
 #include "parallel/fork_join.h"
 #include "replay.h"
 #include "sc/sc_harness.h"
@@ -110,6 +111,25 @@ TEST(ForkJoin, RunsEveryPartOnceAndRethrowsTheFirstError) {
     parallel::fork_join alone(1);
     EXPECT_EQ(alone.size(), 1u);
     EXPECT_THROW(alone.run([](unsigned) { throw std::logic_error("part 0"); }), std::logic_error);
+}
+
+// Boxes go to threads back and forth: with two threads and the usual two
+// ports, the UBox and the R2PCIe box, thread 0 takes port 0 and the R2PCIe
+// box (the last dealt), thread 1 port 1 and the UBox; each thread gets one
+// box of every round of n.
+TEST(DealBoxes, BackAndForth) {
+    const unsigned two[] = {0, 1, 1, 0, 0, 1};
+    for (size_t j = 0; j < 6; ++j) EXPECT_EQ(parallel::dealt_to(j, 2), two[j]) << j;
+    const unsigned three[] = {0, 1, 2, 2, 1, 0, 0, 1, 2};
+    for (size_t j = 0; j < 9; ++j) EXPECT_EQ(parallel::dealt_to(j, 3), three[j]) << j;
+    for (size_t j = 0; j < 5; ++j) EXPECT_EQ(parallel::dealt_to(j, 1), 0u) << j;
+    for (unsigned n = 1; n <= 8; ++n)
+        for (size_t round = 0; round < 4; ++round) {
+            std::set<unsigned> got;
+            for (size_t k = 0; k < n; ++k) got.insert(parallel::dealt_to(round * n + k, n));
+            EXPECT_EQ(got.size(), n) << n << " threads, round " << round;
+            EXPECT_LT(*got.rbegin(), n);
+        }
 }
 
 }  // namespace
