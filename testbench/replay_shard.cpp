@@ -172,9 +172,18 @@ time_ps replay_shard::post_due(time_ps until) {
     // Records in place, a run of one file at a time: the packets due, then
     // the event rows due (see packets_).
     for (trace::trace_merger::run r; (r = packets_.next_run(until)).n != 0;) {
-        for (size_t i = 0; i < r.n; ++i) {
-            fetch_ahead(r.packets + i);
-            post_packet(r.packets[i], r.source);
+        // A run of one port's packets at a time; after a short one (ports
+        // interleaved, as when one thread owns them all; a burst record), the
+        // next few records one by one, so that each run costs little.
+        constexpr size_t kShort = 8, kOneByOne = 64;
+        for (size_t i = 0; i < r.n;) {
+            const size_t m = post_port_packets(r.packets + i, r.n - i);
+            i += m;
+            if (m >= kShort) continue;
+            for (const size_t e = std::min(r.n, i + kOneByOne); i < e; ++i) {
+                fetch_ahead(r.packets + i);
+                post_packet(r.packets[i], r.source);
+            }
         }
         posted_ += r.n;
         posted_packets_ += r.n;
@@ -220,6 +229,30 @@ void replay_shard::begin_posts(size_t index) {
     touched_[index] = 1;
     touched_list_.push_back(index);
     L_.boxes[index].module->begin_posts();
+}
+
+size_t replay_shard::post_port_packets(const trace::packet_record* p, size_t n) {
+    switch (L_.route) {
+        case packet_route::qpi_link: break;
+        case packet_route::home_logic: return 0;
+    }
+    if (runs_open_ || p->run.repeat != 1) return 0;
+    const unsigned socket = p->socket, port = p->port;
+    const size_t o = L_.port_ordinal(socket, port);
+    qpi_link* l = feed_links_[o];
+    if (!l) {
+        l = touch(L_.port_box[o]).link();
+        feed_links_[o] = l;
+    }
+    // (At most 4096 at a time: the link's rings make room for them first.)
+    return l->post_packets_while(std::min<size_t>(n, 4096), [&](size_t k, qpi_dir& dir, cycle_t& at) -> const qpi_packet* {
+        const trace::packet_record& q = p[k];
+        fetch_ahead(&q);
+        if ((q.socket != socket) | (q.port != port) | (q.run.repeat != 1)) return nullptr;
+        dir = q.dir;
+        at = q.cycle;
+        return &q.packet;
+    });
 }
 
 void replay_shard::first_to_link(size_t ordinal, qpi_dir dir, cycle_t at, const qpi_packet& p) {

@@ -134,6 +134,10 @@ private:
         }
         first_to_link(o, dir, at, p);
     }
+    // Posts packets p[0, n) for as long as they are usual packets (sized, no
+    // burst) of p[0]'s port, with the link's state in registers (one shard
+    // usually owns one port); returns how many (0: post p[0] the usual way).
+    size_t post_port_packets(const trace::packet_record* p, size_t n);
     // to_link() for the first post to a port in the feed.
     [[gnu::noinline]] void first_to_link(size_t ordinal, qpi_dir dir, cycle_t at, const qpi_packet& p);
     void to_link(unsigned socket, unsigned port, qpi_dir dir, cycle_t at, uint64_t spacing, uint64_t count,

@@ -137,6 +137,17 @@ public:
         st.end_slot = b.end();
     }
 
+    // Many post_link_burst()s: link_append(d, n) gives room for n bursts of
+    // direction d, link_appended() keeps them (`end`: the last one's end).
+    burst_ring::appender link_append(unsigned dir, size_t n) { return (*streams_)[dir & 1].bursts.append(n); }
+    void link_appended(unsigned dir, const burst_ring::appender& a, uint64_t end) {
+        flit_stream& st = (*streams_)[dir & 1];
+        st.bursts.appended(a);
+        st.end_slot = end;
+    }
+    // A burst placed before the current cycle: the error post_link_burst() throws.
+    [[noreturn]] void reject_late_burst(uint64_t start) const;
+
     // The input's value from posted steps (for flit inputs: the part not
     // coming from slots), as of the last cycle the walk applied.
     uint64_t input_value(unsigned input) const { return inputs_.at(input); }
@@ -231,7 +242,6 @@ private:
     template <class F>
     void apply_step(const step& s, F&& touched);
     [[noreturn]] void reject_burst(unsigned dir, const flit_burst& b) const;
-    [[noreturn]] void reject_late_burst(uint64_t start) const;
     void decode(unsigned i);
     void decode_uses(unsigned i);  // the per-input bookkeeping of counter i's selection
     void note_carry(unsigned i);

@@ -84,6 +84,20 @@ public:
         buf_[tail_++ & mask_] = b;
     }
     void pop_front(size_t n) { head_ += n; }
+    // Appending many bursts with the ring's state in the caller's registers
+    // (a replay posts thousands of packets in a row; the ring's members, which
+    // a burst's stores might alias, would be loaded again for each one):
+    // append(n) makes room for n more bursts, appended() keeps what was pushed.
+    struct appender {
+        flit_burst* buf;
+        size_t tail, mask;
+        void push(const flit_burst& b) { buf[tail++ & mask] = b; }
+    };
+    appender append(size_t n) {
+        while (cap_ - size() < n) grow();
+        return {buf_.data(), tail_, mask_};
+    }
+    void appended(const appender& a) { tail_ = a.tail; }
     // Bursts [i, i + n) lie one after another in memory from the returned
     // address, n >= 1 for i < size(): up to the ring's wrap or its end.
     const flit_burst* contiguous(size_t i, size_t& n) const {

@@ -37,6 +37,44 @@ public:
         ++packets_[d];
         return cycle_of_slot(b.start);
     }
+    // post_packet() for packets 0, 1, ... while next(k, dir, at, packet)
+    // gives packet k (at most n; it returns null to stop, or for a packet
+    // without a size); returns how many were placed. (Inline: a replay's
+    // packets of one port, the link's state held in registers meanwhile.)
+    template <class Next>
+    [[gnu::always_inline]] size_t post_packets_while(size_t n, Next&& next) {
+        burst_ring::appender out[2] = {box_.link_append(0, n), box_.link_append(1, n)};
+        uint64_t slot[2] = {next_slot_[0], next_slot_[1]};
+        const size_t tail0[2] = {out[0].tail, out[1].tail};
+        const uint64_t earliest = first_slot(box_.cycle());
+        size_t k = 0;
+        auto keep = [&] {
+            for (unsigned d = 0; d < 2; ++d) {
+                const size_t m = out[d].tail - tail0[d];
+                if (m == 0) continue;
+                box_.link_appended(d, out[d], slot[d]);
+                next_slot_[d] = slot[d];
+                packets_[d] += m;
+            }
+        };
+        for (; k < n; ++k) {
+            qpi_dir dir;
+            cycle_t at;
+            const qpi_packet* p = next(k, dir, at);
+            if (!p || p->flits == 0) break;
+            const unsigned d = static_cast<unsigned>(dir);
+            flit_burst b = burst_of(dir, *p);
+            b.start = std::max(slot[d], first_slot(at));
+            if (b.start < earliest) [[unlikely]] {
+                keep();
+                box_.reject_late_burst(b.start);
+            }
+            out[d].push(b);
+            slot[d] = b.end();
+        }
+        keep();
+        return k;
+    }
     // `count` equal packets, the k-th ready in cycle at + k * spacing: placed
     // exactly as post_packet() would place them one by one, as at most two
     // repeated bursts (back to back while the link is behind, then one every

@@ -9,7 +9,10 @@
 // ready in cycle c starts at slot max(next free slot, 2c).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <iostream>
+#include <random>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -458,6 +461,123 @@ TEST(QpiLinkRuns, PlacedAsOneByOne) {
     b.box.advance_to(200);
     EXPECT_EQ(a.box.counter_value(0), 36u + 20);
     EXPECT_EQ(b.box.counter_value(0), 36u + 20);
+}
+
+// post_packets_while() places packets exactly as post_packet() one by one:
+// random packets (every class, sizes up to 40 flits, both directions, the
+// link sometimes behind), posted in batches of random lengths that end where
+// next() stops or at a packet without a size (posted the usual way), with the
+// box walking between batches, and runs of equal packets (post_packets)
+// between some. The slots, packet counts and four counters
+// (thresholds, edge, a header filter) come out the same. A packet placed
+// before the box's cycle throws as post_packet() does, the ones before it kept.
+TEST(QpiLinkRuns, PostedWhileAsOneByOne) {
+    const unsigned seed = std::random_device{}();
+    std::cout << "seed " << seed << "\n";
+    std::mt19937_64 rng(seed);
+    const uint8_t classes[] = {qpi_mc::hom0, qpi_mc::hom1, qpi_mc::ndr, qpi_mc::snp, qpi_mc::ncs, qpi_mc::ncb, qpi_mc::drs};
+    for (int round = 0; round < 40; ++round) {
+        SCOPED_TRACE("seed " + std::to_string(seed) + " round " + std::to_string(round));
+        port one, many;
+        for (port* q : {&one, &many}) {
+            q->ctl(0, kRxG0All | 3u << 24);                   // thresh 3
+            q->ctl(1, kRxG0NonData | 1u << 24 | 1u << 18);    // thresh 1, edge
+            q->ctl(2, kTxG0DataNon | 2u << 24);                // thresh 2
+            q->ctl(3, kCto);
+            q->filter(uint32_t{qpi_mc::snp}, 0, 0xF, 0);     // CTO_COUNT: SNP headers
+        }
+        struct posted {
+            qpi_dir dir;
+            cycle_t at;
+            qpi_packet p;
+        };
+        std::vector<posted> all;
+        cycle_t at = 0;
+        const unsigned mix = round % 3;  // all received, both ways, all sent
+        for (int k = 0; k < 3000; ++k) {
+            at += rng() % 4 == 0 ? rng() % 40 : rng() % 3;
+            qpi_packet p = pkt(classes[rng() % 7], static_cast<uint8_t>(rng() % 16), static_cast<uint8_t>(rng() % 16));
+            p.flits = static_cast<uint16_t>(rng() % 50 == 0 ? 0 : 1 + rng() % 40);
+            p.ring_ad = rng() % 2;
+            all.push_back({mix == 2 || (mix == 1 && rng() % 2) ? qpi_dir::tx : qpi_dir::rx, at, p});
+        }
+        // Before some packets, a run of equal packets (post_packets) on both.
+        struct run_post {
+            size_t before;
+            qpi_dir dir;
+            uint64_t spacing, count;
+        };
+        std::vector<run_post> runs;
+        for (size_t i = 500; i < all.size(); i += 500 + rng() % 500)
+            runs.push_back({i, rng() % 2 ? qpi_dir::tx : qpi_dir::rx, 1 + rng() % 12, 1 + rng() % 30});
+        auto runs_at = [&](port& q, size_t i) {
+            for (const run_post& r : runs)
+                if (r.before == i) q.link.post_packets(r.dir, all[i].at, r.spacing, r.count, pkt(qpi_mc::drs));
+        };
+        auto next_run = [&](size_t i) {  // the first run after packet i
+            for (const run_post& r : runs)
+                if (r.before > i) return r.before;
+            return all.size();
+        };
+        for (size_t i = 0; i < all.size(); ++i) {
+            runs_at(one, i);
+            one.link.post_packet(all[i].dir, all[i].at, all[i].p);
+        }
+        for (size_t i = 0; i < all.size();) {
+            runs_at(many, i);
+            const size_t n = std::min<size_t>(next_run(i) - i, 1 + rng() % 300);
+            const size_t stop = rng() % 4 == 0 ? rng() % n : n;  // next() says stop there
+            const size_t m = many.link.post_packets_while(n, [&](size_t k, qpi_dir& dir, cycle_t& c) -> const qpi_packet* {
+                EXPECT_LT(k, n);
+                if (k == stop) return nullptr;
+                dir = all[i + k].dir;
+                c = all[i + k].at;
+                return &all[i + k].p;
+            });
+            size_t expect = std::min(stop, n);
+            for (size_t k = 0; k < expect; ++k)
+                if (all[i + k].p.flits == 0) {
+                    expect = k;
+                    break;
+                }
+            ASSERT_EQ(m, expect) << "batch at " << i;
+            i += m;
+            if (m < n) {  // the one it stopped at, the usual way
+                many.link.post_packet(all[i].dir, all[i].at, all[i].p);
+                ++i;
+            }
+            if (i < all.size() && rng() % 3 == 0) many.box.advance_to(all[i].at);  // walk between batches
+        }
+        for (qpi_dir d : {qpi_dir::rx, qpi_dir::tx}) {
+            EXPECT_EQ(many.link.next_free_slot(d), one.link.next_free_slot(d));
+            EXPECT_EQ(many.link.packets(d), one.link.packets(d));
+        }
+        const cycle_t end = cycle_of_slot(std::max(one.link.next_free_slot(qpi_dir::rx), one.link.next_free_slot(qpi_dir::tx))) + 2;
+        one.box.advance_to(end);
+        many.box.advance_to(end);
+        for (unsigned c = 0; c < 4; ++c) EXPECT_EQ(many.box.counter_value(c), one.box.counter_value(c)) << "counter " << c;
+        if (mix != 2) EXPECT_GT(one.box.counter_value(3), 0u);  // (the filter matched some headers)
+    }
+    // Late: the box is at cycle 100; two packets sent at cycles 100 and 101
+    // go, a packet received at 99 (a free link: its cycle's slot) throws.
+    port q;
+    q.box.advance_to(100);
+    qpi_packet snp = pkt(qpi_mc::snp);
+    snp.flits = 1;
+    const cycle_t cycles[] = {100, 101, 99, 102};
+    EXPECT_THROW(q.link.post_packets_while(4, [&](size_t k, qpi_dir& dir, cycle_t& c) -> const qpi_packet* {
+        dir = k == 2 ? qpi_dir::rx : qpi_dir::tx;
+        c = cycles[k];
+        return &snp;
+    }), std::logic_error);
+    EXPECT_EQ(q.link.packets(qpi_dir::tx), 2u);
+    EXPECT_EQ(q.link.next_free_slot(qpi_dir::tx), 2u * 101 + 1);
+    EXPECT_EQ(q.link.packets(qpi_dir::rx), 0u);
+    q.box.advance_to(110);
+    q.ctl(0, kTxG0DataNon, 110);
+    q.link.post_packet(qpi_dir::tx, 110, snp);
+    q.box.advance_to(120);
+    EXPECT_EQ(q.box.counter_value(0), 1u);  // (the ring still takes packets)
 }
 
 // A billion-packet run counted in closed form, with values worked out by
