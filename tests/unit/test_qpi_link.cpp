@@ -556,7 +556,9 @@ TEST(QpiLinkRuns, PostedWhileAsOneByOne) {
         one.box.advance_to(end);
         many.box.advance_to(end);
         for (unsigned c = 0; c < 4; ++c) EXPECT_EQ(many.box.counter_value(c), one.box.counter_value(c)) << "counter " << c;
-        if (mix != 2) EXPECT_GT(one.box.counter_value(3), 0u);  // (the filter matched some headers)
+        if (mix != 2) {
+            EXPECT_GT(one.box.counter_value(3), 0u);  // (the filter matched some headers)
+        }
     }
     // Late: the box is at cycle 100; two packets sent at cycles 100 and 101
     // go, a packet received at 99 (a free link: its cycle's slot) throws.
