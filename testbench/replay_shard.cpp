@@ -244,15 +244,16 @@ size_t replay_shard::post_port_packets(const trace::packet_record* p, size_t n) 
         l = touch(L_.port_box[o]).link();
         feed_links_[o] = l;
     }
-    // (At most 4096 at a time: the link's rings make room for them first.)
-    return l->post_packets_while(std::min<size_t>(n, 4096), [&](size_t k, qpi_dir& dir, cycle_t& at) -> const qpi_packet* {
+    auto next = [&](size_t k, qpi_dir& dir, cycle_t& at) -> const qpi_packet* {
         const trace::packet_record& q = p[k];
         fetch_ahead(&q);
         if ((q.socket != socket) | (q.port != port) | (q.run.repeat != 1)) return nullptr;
         dir = q.dir;
         at = q.cycle;
         return &q.packet;
-    });
+    };
+    // (At most 4096 at a time: the link's rings make room for them first.)
+    return l->post_packets_while(std::min<size_t>(n, 4096), next);
 }
 
 void replay_shard::first_to_link(size_t ordinal, qpi_dir dir, cycle_t at, const qpi_packet& p) {

@@ -475,7 +475,8 @@ TEST(QpiLinkRuns, PostedWhileAsOneByOne) {
     const unsigned seed = std::random_device{}();
     std::cout << "seed " << seed << "\n";
     std::mt19937_64 rng(seed);
-    const uint8_t classes[] = {qpi_mc::hom0, qpi_mc::hom1, qpi_mc::ndr, qpi_mc::snp, qpi_mc::ncs, qpi_mc::ncb, qpi_mc::drs};
+    const uint8_t classes[] = {qpi_mc::hom0, qpi_mc::hom1, qpi_mc::ndr, qpi_mc::snp,
+                               qpi_mc::ncs,  qpi_mc::ncb,  qpi_mc::drs};
     for (int round = 0; round < 40; ++round) {
         SCOPED_TRACE("seed " + std::to_string(seed) + " round " + std::to_string(round));
         port one, many;
@@ -527,13 +528,14 @@ TEST(QpiLinkRuns, PostedWhileAsOneByOne) {
             runs_at(many, i);
             const size_t n = std::min<size_t>(next_run(i) - i, 1 + rng() % 300);
             const size_t stop = rng() % 4 == 0 ? rng() % n : n;  // next() says stop there
-            const size_t m = many.link.post_packets_while(n, [&](size_t k, qpi_dir& dir, cycle_t& c) -> const qpi_packet* {
+            auto next = [&](size_t k, qpi_dir& dir, cycle_t& c) -> const qpi_packet* {
                 EXPECT_LT(k, n);
                 if (k == stop) return nullptr;
                 dir = all[i + k].dir;
                 c = all[i + k].at;
                 return &all[i + k].p;
-            });
+            };
+            const size_t m = many.link.post_packets_while(n, next);
             size_t expect = std::min(stop, n);
             for (size_t k = 0; k < expect; ++k)
                 if (all[i + k].p.flits == 0) {
@@ -552,10 +554,12 @@ TEST(QpiLinkRuns, PostedWhileAsOneByOne) {
             EXPECT_EQ(many.link.next_free_slot(d), one.link.next_free_slot(d));
             EXPECT_EQ(many.link.packets(d), one.link.packets(d));
         }
-        const cycle_t end = cycle_of_slot(std::max(one.link.next_free_slot(qpi_dir::rx), one.link.next_free_slot(qpi_dir::tx))) + 2;
+        const uint64_t last_slot = std::max(one.link.next_free_slot(qpi_dir::rx), one.link.next_free_slot(qpi_dir::tx));
+        const cycle_t end = cycle_of_slot(last_slot) + 2;
         one.box.advance_to(end);
         many.box.advance_to(end);
-        for (unsigned c = 0; c < 4; ++c) EXPECT_EQ(many.box.counter_value(c), one.box.counter_value(c)) << "counter " << c;
+        for (unsigned c = 0; c < 4; ++c)
+            EXPECT_EQ(many.box.counter_value(c), one.box.counter_value(c)) << "counter " << c;
         if (mix != 2) {
             EXPECT_GT(one.box.counter_value(3), 0u);  // (the filter matched some headers)
         }
