@@ -37,10 +37,12 @@ public:
         ++packets_[d];
         return cycle_of_slot(b.start);
     }
-    // post_packet() for packets 0, 1, ... while next(k, dir, at, packet)
-    // gives packet k (at most n; it returns null to stop, or for a packet
-    // without a size); returns how many were placed. (Inline: a replay's
-    // packets of one port, the link's state held in registers meanwhile.)
+    // post_packet() for packets k = 0, 1, ... (at most n): next(k, dir, at)
+    // returns packet k and sets its direction and cycle. Stops before a
+    // packet for which it returns null or that has no size (flits 0: the
+    // caller posts that one with post_packet()); returns how many were
+    // placed. (Inline: a replay's run of one port's packets, the link's state
+    // held in registers meanwhile.)
     template <class Next>
     [[gnu::always_inline]] size_t post_packets_while(size_t n, Next&& next) {
         burst_ring::appender out[2] = {box_.link_append(0, n), box_.link_append(1, n)};
