@@ -128,6 +128,7 @@ void replayer::open_shards(unsigned threads, unsigned parse_threads) {
 }
 
 unsigned replayer::default_threads() const {
+    if (paths_.empty()) return 1;  // (no records: the threads would only meet at every feed)
     for (const auto& [path, name] : paths_) {
         if (trace_file_type(path) != S_IFREG) return 1;
         std::ifstream in(path, std::ios::binary);

@@ -113,7 +113,7 @@ private:
     // plus two (each thread decodes every trace, which costs little for
     // binary records, and a replay usually drives the ports, the UBox and the
     // R2PCIe: docs/performance.md); else 1 (each thread would parse or
-    // inflate every trace again).
+    // inflate every trace again). No traces: 1.
     unsigned default_threads() const;
     // Opens the traces for at most `threads` shards (share_boxes()).
     void open_shards(unsigned threads, unsigned parse_threads);

@@ -75,6 +75,18 @@ TEST(ParallelReplay, EachThreadCountsItsPortsPackets) {
     std::remove(file.c_str());
 }
 
+// With no traces (a --program alone) the default is one thread: threads
+// would have no records to share and only meet at every feed.
+TEST(ParallelReplay, NoTracesTakeOneThreadByDefault) {
+    if (parallel::fork_join::cores() < 2) GTEST_SKIP() << "one core: the default is one thread anyway";
+    uncore_config cfg;
+    uncore_system sys("sys", cfg);
+    replayer none(sys, {}, replayer::checking::before, 1, replayer::auto_threads);
+    EXPECT_EQ(none.threads(), 1u);
+    replayer asked(sys, {}, replayer::checking::before, 1, 2);  // (asked for: as asked)
+    EXPECT_EQ(asked.threads(), 2u);
+}
+
 // Each step runs every part once, part 0 on the caller's thread and the
 // others on threads of their own; a part's exception comes back from run()
 // (the first part's, by number, when several throw) once every part is done,
