@@ -1103,8 +1103,9 @@ struct alignas(64) binary_trace_decoder::impl {
     // range (each adds at most 127): then the table alone checks them.
     bool chunk_in_range(uint64_t t) const { return t <= last_usual_time && last_usual_time - t >= 127 * uint64_t{kChunk}; }
     // How many of the next `room` records from p, after time field t, are
-    // usual, when t allows the table alone to check them (chunk_in_range); their places and times into at/times from `first` (the
-    // records taken before p), counting only those whose port `keep` holds.
+    // usual, when t allows the table alone to check them (chunk_in_range);
+    // their places and times into at/times from `first` (the records taken
+    // before p), counting only those whose port `keep` holds.
     // Returns the records walked; `stopped` when one is not usual.
     __attribute__((always_inline)) std::size_t walk_usual(const unsigned char*& p, uint64_t& t, std::size_t room,
                                                           const uint8_t* keep, uint32_t first, uint32_t* at,
