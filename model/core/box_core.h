@@ -221,11 +221,30 @@ private:
     struct header { cycle_t cycle; uint64_t fields; };
     struct request { cycle_t cycle; uint64_t fields; unsigned input; };
 
-    void push_step(const step& st);
+    // (By value and inline: a step built in a caller's stack slot, field by
+    // field, and read back as 16 bytes stalled each push on the store.)
+    void push_step(step st) {
+        if (st.delta > 0) rising_[st.input] += static_cast<uint64_t>(st.delta);
+        steps_.push(st);
+    }
     // Counts n cycles from cycle `from` of increment `inc` on counter i
     // (threshold, edge, wrap; a counter outside PMON adds the TSC ticks of
-    // the cycles its compare holds).
-    void count_run(unsigned i, uint32_t inc, cycle_t from, uint64_t n);
+    // the cycles its compare holds). Inline: an event row counts the
+    // counters that sum its input, and a call with its saved registers cost
+    // more than the count; a counter outside PMON and a carry go out of line.
+    void count_run(unsigned i, uint32_t inc, cycle_t from, uint64_t n) {
+        if (spec_.is_free(i)) [[unlikely]]
+            return count_free_run(i, inc, from, n);
+        counter& c = ctr_[i];
+        const run_adds a = condition_run(c.cond, inc, c.prev);
+        const unsigned __int128 sum = c.value + (a.first + static_cast<unsigned __int128>(a.rest) * (n - 1));
+        c.value = static_cast<uint64_t>(sum) & width_mask(spec_.width);
+        c.prev = condition_after_run(c.cond, inc, c.prev);
+        if (const uint64_t carries = static_cast<uint64_t>(sum >> spec_.width)) [[unlikely]]
+            carried(i, carries);
+    }
+    void count_free_run(unsigned i, uint32_t inc, cycle_t from, uint64_t n);
+    void carried(unsigned i, uint64_t carries);
     // Counter i's increment before conditioning: its inputs' sum, or for a
     // band event whether that reaches the band (the fixed counter: 1).
     uint32_t inc_of(unsigned i) const {

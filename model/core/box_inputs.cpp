@@ -24,11 +24,6 @@ void box_core::post_step(cycle_t from, unsigned input, int64_t delta) {
     push_step({from, input, static_cast<int32_t>(delta)});
 }
 
-void box_core::push_step(const step& st) {
-    if (st.delta > 0) rising_[st.input] += static_cast<uint64_t>(st.delta);
-    steps_.push(st);
-}
-
 void box_core::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value) {
     if (n == 0 || value == 0) return;
     // One test for the usual run (once per event-trace row), the reasons after.

@@ -306,19 +306,21 @@ std::optional<std::pair<uint64_t, unsigned>> box_core::first_slot_carry(
     return best;
 }
 
-void box_core::count_run(unsigned i, uint32_t inc, cycle_t from, uint64_t n) {
+void box_core::count_free_run(unsigned i, uint32_t inc, cycle_t from, uint64_t n) {
     counter& c = ctr_[i];
     const run_adds a = condition_run(c.cond, inc, c.prev);
     unsigned __int128 total = a.first + static_cast<unsigned __int128>(a.rest) * (n - 1);
-    if (spec_.is_free(i) && spec_.free_rate_hz)  // (its compare holds the whole run or none of it)
+    if (spec_.free_rate_hz)  // (its compare holds the whole run or none of it)
         total = a.rest ? ticks_at(clock_, from + n, spec_.free_rate_hz) - ticks_at(clock_, from, spec_.free_rate_hz) : 0;
     const add_result r = add_wrapping(c.value, total, width_of(i));
     c.value = r.value;
     c.prev = condition_after_run(c.cond, inc, c.prev);
-    if (r.carries) {
-        c.wraps += r.carries;
-        note_carry(i);
-    }
+    if (r.carries) carried(i, r.carries);
+}
+
+void box_core::carried(unsigned i, uint64_t carries) {
+    ctr_[i].wraps += carries;
+    note_carry(i);
 }
 
 void box_core::count_free(uint64_t n) {
@@ -336,18 +338,16 @@ void box_core::count_free(uint64_t n) {
 void box_core::advance_lazily(cycle_t target) {
     std::array<cycle_t, max_box_counters> from;
     from.fill(cur_);
+    const unsigned n_ctr = static_cast<unsigned>(ctr_.size());
+    uint32_t live = 0;  // the counters that count
+    for (unsigned i = 0; i < n_ctr; ++i) live |= uint32_t{ctr_[i].en && ctr_[i].counts} << i;
     auto catch_up = [&](unsigned i, cycle_t to) {  // counter i over [from[i], to)
         if (to <= from[i]) return;
-        const counter& c = ctr_[i];
-        if (c.en && c.counts) count_run(i, inc_of(i), from[i], to - from[i]);
+        if ((live >> i) & 1u) count_run(i, inc_of(i), from[i], to - from[i]);
         from[i] = to;
     };
-    const unsigned n_ctr = static_cast<unsigned>(ctr_.size());
-    while (steps_.front_cycle() < target) {
-        const step& s = steps_.front();
+    for (step s; steps_.take_before(target, s);)
         apply_step(s, [&](unsigned i) { catch_up(i, s.cycle); });  // before its increment changes
-        steps_.pop();
-    }
     for (unsigned i = 0; i < n_ctr; ++i) catch_up(i, target);
     cur_ = target;
 }

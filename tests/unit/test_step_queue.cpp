@@ -111,6 +111,25 @@ TEST(StepQueue, RandomOrderAgainstTheReference) {
     }
 }
 
+TEST(StepQueue, EveryDepthBehindTheBack) {
+    // A change pushed d entries before the back, for every d up to past
+    // kScan (the array's block move, then the heap), with taken entries in
+    // front of the pending ones and at the same cycle as the push.
+    for (unsigned d = 0; d <= step_queue::kScan + 3; ++d)
+        for (unsigned taken = 0; taken < 3; ++taken) {
+            step_queue q;
+            ref_queue ref;
+            for (unsigned i = 0; i < taken; ++i) push_both(q, ref, one(100, i, 1));
+            drain_until(q, ref, 100);
+            for (unsigned i = 0; i < 12; ++i) push_both(q, ref, one(100 + 10 * i, 20 + i, -1));
+            push_both(q, ref, one(100 + 10 * (12 - d) - 5 * (d > 0), 99, 7));  // (d = 0: after the back)
+            push_both(q, ref, one(100, 98, 2));                                // at the cycle taken last
+            drain_until(q, ref, std::numeric_limits<cycle_t>::max() - 1);
+            EXPECT_TRUE(q.empty()) << "depth " << d;
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+}
+
 TEST(StepQueue, ForEachVisitsExactlyThePendingChanges) {
     step_queue q;
     ref_queue ref;
