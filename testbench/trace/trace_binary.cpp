@@ -1071,14 +1071,57 @@ struct alignas(64) binary_trace_decoder::impl {
         next_t = t + p[4];
         return !(usual_class[class_index(ld32(p))] | (p[4] & 0x80u) | (next_t < t) | (next_t > last_usual_time));
     }
-    // The record of the usual record at p, its time field t and number `number`.
+    // The record of the usual record at p, its time field t and number
+    // `number`: its bytes from the socket to the packet's end OR-ed from
+    // made_bytes (socket `socket_bytes`).
     __attribute__((always_inline)) void make_usual(const unsigned char* p, uint64_t t, uint64_t number,
-                                                   packet_record& r) const {
+                                                   uint64_t socket_bytes, packet_record& r) const {
         const uint32_t w = ld32(p);
-        put_record({w, file_socket, usual_flits[w & 0xFFu]}, r);
+        const made_bytes& b0 = made[0][w & 0xFFu];
+        const made_bytes& b1 = made[1][(w >> 8) & 0xFFu];
+        const made_bytes& b2 = made[2][(w >> 16) & 0xFFu];
+        const made_bytes& b3 = made[3][w >> 24];
+        const uint64_t lo = socket_bytes | b0.lo | b1.lo | b2.lo | b3.lo;
+        const uint32_t hi = b0.hi | b1.hi | b2.hi | b3.hi;
+        r.run = burst_run{};
+        unsigned char* const at = reinterpret_cast<unsigned char*>(&r) + made_from;
+        std::memcpy(at, &lo, sizeof lo);
+        std::memcpy(at + sizeof lo, &hi, sizeof hi);
         r.line = static_cast<unsigned>(number);
         set_time(t, r);
     }
+    // A packet record's bytes from `socket` to the packet's end (12), as
+    // put_record() writes them for a usual record: per byte of the word, what
+    // it writes for a word of that byte alone (OR-ed over the four, they are
+    // what it writes for the word: each field is a shift and a mask of the
+    // word, and the class's size depends on the low byte alone, which holds
+    // the class and opcode), socket 0. Built from put_record() itself, so
+    // each field stays declared once (cw::w_*); one OR per byte instead of a
+    // shift, mask and merge per field (half of making a record).
+    static constexpr std::size_t made_from = offsetof(packet_record, socket);
+    static_assert(offsetof(packet_record, packet) + sizeof(qpi_packet) - made_from == 12 &&
+                      offsetof(packet_record, line) + sizeof(unsigned) <= made_from &&
+                      offsetof(packet_record, run) + sizeof(burst_run) <= made_from,
+                  "made_bytes: socket, port, dir and the packet are the record's last 12 bytes");
+    struct made_bytes {
+        uint64_t lo;
+        uint32_t hi;
+    };
+    static_assert(static_cast<unsigned>(qpi_dir::rx) == 0, "made_bytes: a word of zeros writes zeros");
+    std::array<std::array<made_bytes, 256>, 4> made = [] {
+        std::array<std::array<made_bytes, 256>, 4> m{};
+        for (unsigned k = 0; k < 4; ++k)
+            for (unsigned b = 0; b < 256; ++b) {
+                packet_record r;
+                std::memset(reinterpret_cast<unsigned char*>(&r) + made_from, 0, 12);
+                const uint16_t flits = k == 0 ? class_flits(cw::w_mc.get(b), cw::w_opc.get(b)) : 0;  // (usual_flits)
+                put_record({static_cast<uint32_t>(b) << (8 * k), 0, flits}, r);
+                const unsigned char* at = reinterpret_cast<const unsigned char*>(&r) + made_from;
+                std::memcpy(&m[k][b].lo, at, sizeof m[k][b].lo);
+                std::memcpy(&m[k][b].hi, at + sizeof m[k][b].lo, sizeof m[k][b].hi);
+            }
+        return m;
+    }();
     // A packet record's time and cycle from its time field v.
     __attribute__((always_inline)) void set_time(uint64_t v, packet_record& r) const {
         if (unit == time_unit::ps) {
@@ -1158,6 +1201,9 @@ struct alignas(64) binary_trace_decoder::impl {
         std::array<uint64_t, kChunk + 8> times;  // (walk_eight writes eight at a time)
         const unsigned char* p = pos;
         uint64_t t = file_time, next_t;
+        // (In locals: the records' stores could alias the members.)
+        const unsigned char* const from = pos;
+        const uint64_t first = current + 1, socket_bytes = file_socket;
         uint32_t i = 0;  // records taken
         std::size_t k = 0;
         bool stopped = false;
@@ -1180,7 +1226,7 @@ struct alignas(64) binary_trace_decoder::impl {
                 }
             }
             i += static_cast<uint32_t>(walked);
-            for (std::size_t j = 0; j < m; ++j) make_usual(pos + 5 * size_t{at[j]}, times[j], current + at[j] + 1, out[k + j]);
+            for (std::size_t j = 0; j < m; ++j) make_usual(from + 5 * size_t{at[j]}, times[j], first + at[j], socket_bytes, out[k + j]);
             k += m;
         }
         return {p, t, k};
