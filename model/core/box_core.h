@@ -78,8 +78,17 @@ public:
     // --- event inputs -------------------------------------------------------
     // From cycle `from` on, input `input` changes by `delta` (additive steps).
     void post_step(cycle_t from, unsigned input, int64_t delta);
-    // Convenience: value v during cycles [from, from + n).
-    void post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value);
+    // Convenience: value v during cycles [from, from + n). (Inline: once per
+    // event-trace row; what it refuses goes out of line.)
+    void post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value) {
+        if (n == 0 || value == 0) return;
+        // One test for the usual run, the reasons in refuse_run().
+        if (input >= max_inc_.size() || value > max_inc_[input] || from < cur_ || n > ~cycle_t{0} - from) [[unlikely]]
+            refuse_run(from, input, value);
+        const int32_t v = static_cast<int32_t>(value);  // max_inc fits
+        push_step({from, input, v});
+        push_step({from + n, input, -v});
+    }
     // Applies the input changes due in the current cycle now rather than when
     // the walk next moves, so input_value()/input_now() need not search the
     // pending changes (waveform sampling). Packet headers still wait for
@@ -244,6 +253,8 @@ private:
             carried(i, carries);
     }
     void count_free_run(unsigned i, uint32_t inc, cycle_t from, uint64_t n);
+    // Throws why post_run() cannot take its run.
+    [[noreturn]] void refuse_run(cycle_t from, unsigned input, uint32_t value) const;
     void carried(unsigned i, uint64_t carries);
     // Counter i's increment before conditioning: its inputs' sum, or for a
     // band event whether that reaches the band (the fixed counter: 1).

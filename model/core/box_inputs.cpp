@@ -24,27 +24,19 @@ void box_core::post_step(cycle_t from, unsigned input, int64_t delta) {
     push_step({from, input, static_cast<int32_t>(delta)});
 }
 
-void box_core::post_run(cycle_t from, uint64_t n, unsigned input, uint32_t value) {
-    if (n == 0 || value == 0) return;
-    // One test for the usual run (once per event-trace row), the reasons after.
-    if (input >= max_inc_.size() || value > max_inc_[input] || from < cur_ || n > ~cycle_t{0} - from) {
-        if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
-        if (static_cast<int>(input) == clock_input_)
-            throw std::invalid_argument(spec_.name + ": CLOCKTICKS counts the box's own clock and cannot be driven");
-        if (value > max_inc_[input]) {
-            const event_def& ed = spec_.catalog->events()[spec_.catalog->input(input).event];
-            throw std::invalid_argument(spec_.catalog->input_name(input) + ": increment " + std::to_string(value) +
-                                        " exceeds the event's maximum of " + std::to_string(ed.max_inc) +
-                                        " per cycle");
-        }
-        if (from < cur_)
-            throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
-                                   " but the box is already at cycle " + std::to_string(cur_));
-        throw std::out_of_range(spec_.name + ": a run past the last cycle");
+void box_core::refuse_run(cycle_t from, unsigned input, uint32_t value) const {
+    if (input >= inputs_.size()) throw std::out_of_range("no input " + std::to_string(input));
+    if (static_cast<int>(input) == clock_input_)
+        throw std::invalid_argument(spec_.name + ": CLOCKTICKS counts the box's own clock and cannot be driven");
+    if (value > max_inc_[input]) {
+        const event_def& ed = spec_.catalog->events()[spec_.catalog->input(input).event];
+        throw std::invalid_argument(spec_.catalog->input_name(input) + ": increment " + std::to_string(value) +
+                                    " exceeds the event's maximum of " + std::to_string(ed.max_inc) + " per cycle");
     }
-    const int32_t v = static_cast<int32_t>(value);  // max_inc fits
-    push_step({from, input, v});
-    push_step({from + n, input, -v});
+    if (from < cur_)
+        throw std::logic_error(spec_.name + ": input posted for cycle " + std::to_string(from) +
+                               " but the box is already at cycle " + std::to_string(cur_));
+    throw std::out_of_range(spec_.name + ": a run past the last cycle");
 }
 
 void box_core::post_rx_header(cycle_t at, uint64_t fields) {
