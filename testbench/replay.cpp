@@ -201,8 +201,12 @@ void replayer::check_all() {
 void replayer::finish_checks() {
     if (when_ == checking::before) return;
     if (!error_) {
-        try {  // the records the run did not reach (shard 0 reads every record)
-            shards_.front()->read_rest();
+        try {
+            // The records the run did not reach: shard 0 checks every packet
+            // record, and each shard the event rows of its boxes (it skims
+            // the others': trace_reader::keep_only), at once.
+            if (team_) team_->run([this](unsigned k) { shards_[k]->read_rest(k == 0); });
+            else shards_.front()->read_rest();
             return;
         } catch (const trace::trace_error& e) {
             error_ = e;

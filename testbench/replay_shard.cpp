@@ -212,10 +212,11 @@ void replay_shard::end_posts() {
     touched_list_.clear();
 }
 
-void replay_shard::read_rest() {
+void replay_shard::read_rest(bool packets) {
     for (trace::trace_merger* m : {&packets_, &events_})
-        while (m->next_run(~time_ps{0}).n) {
-        }
+        if (packets || m == &events_)
+            while (m->next_run(~time_ps{0}).n) {
+            }
 }
 
 time_ps replay_shard::last_pending() const {

@@ -109,8 +109,9 @@ public:
     time_ps post_due(time_ps until);
     void end_posts();
 
-    // Reads (and so checks) every record the replay did not reach.
-    void read_rest();
+    // Reads (and so checks) the records the replay did not reach: of its
+    // event traces, and with `packets` of its packet traces too.
+    void read_rest(bool packets = true);
     // The time of its next record (the maximum time when there is none).
     time_ps next_time() { return std::min(packets_.next_time(), events_.next_time()); }
     // Whether box `index` was synced by this shard in the current feed.

@@ -205,8 +205,11 @@ struct event_record {
 
 // Which records a reader returns: a parallel replay's thread reads every
 // trace itself and keeps the records of the boxes it owns (replay.h). Every
-// record is still read and checked; those of other boxes are dropped. An
-// empty table keeps everything of its kind; an index past it is kept.
+// record is still read and checked, and those of other boxes dropped, but
+// for read() of a binary event trace: a row of another box of this machine
+// is skimmed (its time and place in the time order checked, its event not:
+// the thread that keeps it checks it whole). An empty table keeps everything
+// of its kind; an index past it is kept.
 struct record_filter {
     // Packets by socket * 256 + port (a QPI port, or a request's home_src).
     std::vector<uint8_t> packets;
@@ -290,8 +293,8 @@ public:
     void keep_bursts();
 
     // From now on, return only the records `f` keeps (read() and next()
-    // alike; the others are read, checked and dropped). `f` must outlive
-    // the reader's reading.
+    // alike; the others are read, checked and dropped, or skimmed:
+    // record_filter). `f` must outlive the reader's reading.
     void keep_only(const record_filter& f);
 
 private:

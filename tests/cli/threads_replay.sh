@@ -139,6 +139,38 @@ cmp -s "$work/bad1.err" "$work/bad2.err" || fail "the bad row's error differs wi
 cmp -s "$work/bad1.rc" "$work/bad2.rc" || fail "the bad row's status differs with 2 threads"
 [ ! -s "$work/bad2.out" ] || fail "a report after a bad row"
 
+# A bad binary event row of an R2PCIe box: the threads that do not own the
+# box skim its rows (trace_reader::keep_only), its owner checks it whole, and
+# the error and status are one thread's; also when the run ends before the
+# row, and the rest of the trace is read after it. (Row k, 0-based, of the
+# last round's UBox/R2PCIe rows, after the file's header; its event code is
+# byte 20 of its 24.)
+rows=$(( $(wc -l < "$work/u.csv") - 1 ))
+hdr=$(( $(stat -c %s "$work/u-c.bin") - 24 * rows ))
+[ "$hdr" -ge 16 ] && [ "$hdr" -lt 64 ] || fail "u-c.bin: not fixed 24-byte rows after a header ($hdr bytes left)"
+k=$(awk -F, -v n=$rows 'NR > 1 && NR - 2 > n / 2 && $2 == 1 && $3 == "r2pcie" { print NR - 2; exit }' "$work/u.csv")
+late=$(awk -F, -v k=$k 'NR == k + 2 { print $1 }' "$work/u.csv")
+cp "$work/u-c.bin" "$work/ubad.bin"
+printf '\x99' | dd of="$work/ubad.bin" bs=1 seek=$(( hdr + 24 * k + 20 )) conv=notrunc status=none
+for cycles in "" "--cycles $(( late / 4 ))"; do
+    for t in 1 2 3 4; do
+        set +e
+        # shellcheck disable=SC2086
+        "$pmonsim" "${machine[@]}" --threads $t --trace "$work/a-c.bin" --trace "$work/ubad.bin" $cycles \
+            --program "$work/program.sh" --report csv > "$work/ebad$t.out" 2> "$work/ebad$t.err"
+        echo $? > "$work/ebad$t.rc"
+        set -e
+    done
+    [ "$(cat "$work/ebad1.rc")" = 2 ] || fail "the bad event row ($cycles): status $(cat "$work/ebad1.rc"), not 2: $(cat "$work/ebad1.err")"
+    grep -q "ubad.bin: record $((k + 1)): column 'event'" "$work/ebad1.err" \
+        || fail "the bad event row ($cycles): $(cat "$work/ebad1.err")"
+    for t in 2 3 4; do
+        cmp -s "$work/ebad1.err" "$work/ebad$t.err" || fail "the bad event row ($cycles), $t threads: $(cat "$work/ebad$t.err")"
+        cmp -s "$work/ebad1.rc" "$work/ebad$t.rc" || fail "the bad event row ($cycles): the status with $t threads"
+        [ ! -s "$work/ebad$t.out" ] || fail "the bad event row ($cycles): a report with $t threads"
+    done
+done
+
 # pmon-stat on the model: interval counts (read every 3 us, within feeds) of both sockets' ports.
 for t in 1 2 4; do
     "$pmon_stat" --target sim "${machine[@]}" --threads $t --trace "$work/w.csv" -x, -I 3us \

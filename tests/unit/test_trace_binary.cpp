@@ -734,6 +734,87 @@ TEST(TraceBinaryRecords, ValidationSkimsPacketsAsReadingChecksThem) {
     }
 }
 
+// keep_only() on a binary event trace (trace_reader.h, record_filter): a
+// row of a box the filter drops is skimmed, not checked whole (the replay
+// thread that keeps it does that), but its socket, box, time and place in the
+// time order still are, and a row with its last byte set is read whole.
+std::vector<std::string> rows_kept(const std::string& bytes, const record_filter* f) {
+    std::istringstream in(bytes);
+    trace_reader r(in, "t.bin", ctx_of());
+    if (f) r.keep_only(*f);
+    std::vector<std::string> out;
+    try {
+        event_record batch[7];
+        while (const std::size_t n = r.read(batch, 7))
+            for (std::size_t i = 0; i < n; ++i) out.push_back(batch[i].box.str() + "@" + std::to_string(batch[i].cycle));
+    } catch (const trace_error& e) {
+        out.push_back(std::string("error: ") + e.what());
+    }
+    return out;
+}
+
+TEST(TraceBinaryRecords, KeepOnlySkimsTheDroppedBoxesRows) {
+    const trace_context ctx = ctx_of();
+    const event_catalog& r2 = catalog_for(box_kind::r2pcie, ctx.cpu);
+    const uint8_t ad_used = r2.events()[*r2.find("RING_AD_USED")].code;
+    // Rows every 10 cycles, the UBox's (LOCK_CYCLES) and the R2PCIe's
+    // (RING_AD_USED.CW_VR0_EVEN) in turn; row 21 (an R2PCIe row) as `bad` makes it.
+    auto trace = [&](const std::function<void(eraw&)>& bad) {
+        std::string bytes = events_cycles;
+        for (unsigned i = 0; i < 40; ++i) {
+            eraw e;
+            e.t = 10 * i;
+            if (i % 2) e.box = 1, e.code = ad_used, e.sub = 0;
+            if (i == 21) bad(e);
+            bytes += enc(e);
+        }
+        return bytes;
+    };
+    const auto filter_of = [&](box_kind kept) {
+        record_filter f;
+        f.events.assign(record_filter::event_index(ctx.sockets, box_kind{}, 0), 0);
+        f.events[record_filter::event_index(0, kept, 0)] = 1;
+        return f;
+    };
+    const record_filter ubox = filter_of(box_kind::ubox), r2pcie = filter_of(box_kind::r2pcie);
+    std::vector<std::string> ubox_rows;
+    for (unsigned i = 0; i < 40; i += 2) ubox_rows.push_back("ubox@" + std::to_string(10 * i));
+    ASSERT_EQ(rows_kept(trace([](eraw&) {}), &ubox), ubox_rows);
+    ASSERT_EQ(rows_kept(trace([](eraw&) {}), &r2pcie).size(), 20u);
+
+    // Wrong in its event, count or run (`skimmed`): an error where the row
+    // is checked whole (no filter, or one that keeps the box), none where it
+    // is skimmed. Wrong in what every reader checks: the same error with
+    // either filter.
+    struct fault {
+        const char* what;
+        std::function<void(eraw&)> make;
+        bool skimmed;
+    };
+    const std::vector<fault> faults = {
+        {"event code", [](eraw& e) { e.code = 0x99; }, true},
+        {"sub-event", [](eraw& e) { e.sub = 8; }, true},
+        {"count", [](eraw& e) { e.count = 300; }, true},
+        {"ext", [](eraw& e) { e.ext = 2; }, true},
+        {"repeat", [](eraw& e) { e.repeat = 0; }, true},
+        {"time going back", [](eraw& e) { e.t = 5; }, false},
+        {"cycle past the model's range", [](eraw& e) { e.t = std::numeric_limits<uint64_t>::max() / 2; }, false},
+        {"box of no machine", [](eraw& e) { e.box = 40; }, false},
+        {"box this machine lacks", [](eraw& e) { e.box = 4; }, false},
+        {"socket", [](eraw& e) { e.socket = 1; }, false},
+        {"last byte", [](eraw& e) { e.reserved = 1; }, false},
+    };
+    for (const fault& f : faults) {
+        const std::string bytes = trace(f.make);
+        const std::vector<std::string> whole = rows_kept(bytes, nullptr);
+        ASSERT_FALSE(whole.empty());
+        ASSERT_EQ(whole.back().rfind("error: t.bin: record 22: ", 0), 0u) << f.what << ": " << whole.back();
+        EXPECT_EQ(rows_kept(bytes, &r2pcie).back(), whole.back()) << f.what;
+        if (f.skimmed) EXPECT_EQ(rows_kept(bytes, &ubox), ubox_rows) << f.what;
+        else EXPECT_EQ(rows_kept(bytes, &ubox).back(), whole.back()) << f.what;
+    }
+}
+
 TEST(TraceBinaryRecords, EventChecksAndWordsAreTheTextOnes) {
     const trace_context ctx = ctx_of();
     const event_catalog& ubox = catalog_for(box_kind::ubox, ctx.cpu);
