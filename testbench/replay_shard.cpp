@@ -213,10 +213,12 @@ void replay_shard::end_posts() {
 }
 
 void replay_shard::read_rest(bool packets) {
-    for (trace::trace_merger* m : {&packets_, &events_})
-        if (packets || m == &events_)
-            while (m->next_run(~time_ps{0}).n) {
-            }
+    auto drain = [](trace::trace_merger& m) {
+        while (m.next_run(~time_ps{0}).n) {
+        }
+    };
+    if (packets) drain(packets_);
+    drain(events_);
 }
 
 time_ps replay_shard::last_pending() const {

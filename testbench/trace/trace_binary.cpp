@@ -1408,7 +1408,7 @@ struct alignas(64) binary_trace_decoder::impl {
     std::vector<uint8_t> skimmed;
     void skim_dropped_rows() {
         skimmed.assign(std::size_t{ctx.sockets} * trace_box_count, 0);
-        if (!filter) return;
+        if (!filter || kind != trace_kind::events) return;
         for (unsigned socket = 0; socket < ctx.sockets; ++socket)
             for (unsigned box = 0; box < trace_box_count; ++box) {
                 if (!box_on[box]) continue;
